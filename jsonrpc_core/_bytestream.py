@@ -1,0 +1,86 @@
+"""A message stream over any anyio byte stream, framed as newline-delimited JSON."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import anyio
+import anyio.abc
+
+from ._errors import InvalidRequest
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
+from ._transport import Received, encode_payload
+from ._wire import InvalidMessage, Message, RequestId, parse, recover_id
+
+__all__ = ["NdjsonStream"]
+
+_READ_CHUNK = 65536
+
+
+class NdjsonStream:
+    """NDJSON over a pair of byte streams (pipes, sockets, a subprocess's stdio).
+
+    An incoming line over ``max_message_size`` is answered with an `InvalidRequest`
+    error addressed to its id when the id can be recovered; the line is skipped and the
+    stream keeps working. Sends are serialised so that lines never interleave.
+    """
+
+    def __init__(
+        self,
+        receive_stream: anyio.abc.ByteReceiveStream,
+        send_stream: anyio.abc.ByteSendStream,
+        *,
+        max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    ) -> None:
+        self._receive_stream = receive_stream
+        self._send_stream = send_stream
+        self._framer = LineFramer(max_message_size)
+        self._ready: deque[bytes | Oversized] = deque()
+        self._send_lock = anyio.Lock()
+        self._eof = False
+
+    @property
+    def max_message_size(self) -> int:
+        """The largest line accepted, in bytes."""
+        return self._framer.max_message_size
+
+    async def send(
+        self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
+    ) -> None:
+        data = encode_payload(payload) + b"\n"
+        async with self._send_lock:
+            await self._send_stream.send(data)
+
+    async def send_raw(self, data: bytes) -> None:
+        """Write bytes as they are (for tests that speak broken JSON-RPC)."""
+        async with self._send_lock:
+            await self._send_stream.send(data)
+
+    async def receive(self) -> Received:
+        frame = await self._next_frame()
+        if isinstance(frame, Oversized):
+            error = InvalidRequest(
+                f"Invalid Request: message exceeds the {frame.limit}-byte size limit"
+            )
+            return Received(InvalidMessage(recover_id(frame.prefix), error))
+        return Received(parse(frame))
+
+    async def _next_frame(self) -> bytes | Oversized:
+        ready = self._ready
+        while not ready:
+            if self._eof:
+                raise anyio.EndOfStream
+            try:
+                chunk = await self._receive_stream.receive(_READ_CHUNK)
+            except (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError):
+                self._eof = True
+                ready.extend(self._framer.close())
+                continue
+            ready.extend(self._framer.feed(chunk))
+        return ready.popleft()
+
+    async def aclose(self) -> None:
+        try:
+            await self._send_stream.aclose()
+        finally:
+            await self._receive_stream.aclose()

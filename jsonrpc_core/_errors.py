@@ -1,0 +1,213 @@
+"""The exception tree of rpcweave, drawn once::
+
+    RpcError                      anything this package raises on purpose
+    ├── JsonRpcError              an error object that travels on the wire (has a code)
+    │   ├── ParseError            -32700  the bytes were not JSON
+    │   ├── InvalidRequest        -32600  JSON, but not a JSON-RPC request
+    │   ├── MethodNotFound        -32601
+    │   ├── InvalidParams         -32602
+    │   ├── InternalError         -32603
+    │   ├── RequestCancelled      -32800  (LSP/ACP convention)
+    │   └── ServerError           -32000 .. -32099 and any other code a protocol defines
+    └── LocalError                never sent on the wire
+        ├── ConnectionClosed      the transport ended; pending calls fail with this
+        ├── RequestTimeout        no response within the deadline
+        ├── ResultValidationError the result did not fit the method's result type
+        └── TransportError        a transport failed (HTTP status, broken pipe, ...)
+
+Protocol layers define their own codes by subclassing `JsonRpcError` with a `code`
+class attribute and decorating the class with `register_error`; `error_from_object`
+then turns a received error object back into that class.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, TypeVar
+
+__all__ = [
+    "ConnectionClosed",
+    "InternalError",
+    "InvalidParams",
+    "InvalidRequest",
+    "JsonRpcError",
+    "LocalError",
+    "MethodNotFound",
+    "ParseError",
+    "RequestCancelled",
+    "RequestTimeout",
+    "ResultValidationError",
+    "RpcError",
+    "ServerError",
+    "TransportError",
+    "error_class_for_code",
+    "error_from_object",
+    "register_error",
+]
+
+_MISSING: Any = object()
+
+
+class RpcError(Exception):
+    """Base class of every exception rpcweave raises on purpose."""
+
+
+class JsonRpcError(RpcError):
+    """A JSON-RPC error object: ``code``, ``message`` and optional ``data``.
+
+    Raise it (or a subclass) from a handler and the caller receives exactly this
+    error; any other exception becomes `InternalError` without its details.
+    """
+
+    code: ClassVar[int] = -32000
+    default_message: ClassVar[str] = "Server error"
+
+    def __init__(
+        self, message: str | None = None, data: Any = _MISSING, *, code: int | None = None
+    ):
+        self.message = message if message is not None else self.default_message
+        self.data = data
+        if code is not None:
+            self.code = code  # type: ignore[misc]  # instance override of the class default
+        super().__init__(self.message)
+
+    @property
+    def has_data(self) -> bool:
+        """Whether this error carries a ``data`` member."""
+        return self.data is not _MISSING
+
+    def to_object(self) -> dict[str, Any]:
+        """The wire form: ``{"code", "message"[, "data"]}``."""
+        obj: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not _MISSING:
+            obj["data"] = self.data
+        return obj
+
+    def __repr__(self) -> str:
+        extra = f", data={self.data!r}" if self.has_data else ""
+        return f"{type(self).__name__}(code={self.code}, message={self.message!r}{extra})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, JsonRpcError)
+            and self.code == other.code
+            and self.message == other.message
+            and self.data == other.data
+        )
+
+    __hash__ = Exception.__hash__
+
+
+_CODE_TO_CLASS: dict[int, type[JsonRpcError]] = {}
+
+_E = TypeVar("_E", bound=type[JsonRpcError])
+
+
+def register_error(cls: _E) -> _E:
+    """Class decorator: map ``cls.code`` to ``cls`` for `error_from_object`."""
+    _CODE_TO_CLASS[cls.code] = cls
+    return cls
+
+
+def error_class_for_code(code: int) -> type[JsonRpcError]:
+    """The registered class for ``code``; `ServerError` for unknown codes."""
+    return _CODE_TO_CLASS.get(code, ServerError)
+
+
+def error_from_object(obj: Any) -> JsonRpcError:
+    """Build the right `JsonRpcError` subclass from a received error object.
+
+    A malformed error object (not a dict, or without an integer code) still yields an
+    error rather than a crash: the peer broke the protocol, and the caller must learn it.
+    """
+    if not isinstance(obj, dict):
+        return InternalError("Malformed error object from peer", data=obj)
+    code = obj.get("code")
+    message = obj.get("message")
+    if not isinstance(code, int) or isinstance(code, bool):
+        return InternalError("Malformed error object from peer", data=obj)
+    if not isinstance(message, str):
+        message = str(message)
+    cls = error_class_for_code(code)
+    err = cls(message, obj["data"] if "data" in obj else _MISSING)
+    if err.code != code:
+        err.code = code  # type: ignore[misc]
+    return err
+
+
+@register_error
+class ParseError(JsonRpcError):
+    """-32700: invalid JSON was received."""
+
+    code = -32700
+    default_message = "Parse error"
+
+
+@register_error
+class InvalidRequest(JsonRpcError):
+    """-32600: the JSON sent is not a valid Request object."""
+
+    code = -32600
+    default_message = "Invalid Request"
+
+
+@register_error
+class MethodNotFound(JsonRpcError):
+    """-32601: the method does not exist or is not available."""
+
+    code = -32601
+    default_message = "Method not found"
+
+
+@register_error
+class InvalidParams(JsonRpcError):
+    """-32602: invalid method parameters."""
+
+    code = -32602
+    default_message = "Invalid params"
+
+
+@register_error
+class InternalError(JsonRpcError):
+    """-32603: internal JSON-RPC error (a handler failed)."""
+
+    code = -32603
+    default_message = "Internal error"
+
+
+@register_error
+class RequestCancelled(JsonRpcError):
+    """-32800: the request was cancelled (LSP and ACP convention)."""
+
+    code = -32800
+    default_message = "Request cancelled"
+
+
+@register_error
+class ServerError(JsonRpcError):
+    """Any implementation-defined error; the fallback for unregistered codes."""
+
+    code = -32000
+    default_message = "Server error"
+
+
+class LocalError(RpcError):
+    """An error that happens on this side and is never sent to the peer."""
+
+
+class ConnectionClosed(LocalError):
+    """The connection ended before a response arrived."""
+
+    def __init__(self, message: str = "Connection closed") -> None:
+        super().__init__(message)
+
+
+class RequestTimeout(LocalError, TimeoutError):
+    """No response arrived before the request's deadline."""
+
+
+class TransportError(LocalError):
+    """A transport failed: a broken pipe, an HTTP error status, a dead process."""
+
+
+class ResultValidationError(LocalError):
+    """The peer answered with a result that does not fit the method's declared type."""

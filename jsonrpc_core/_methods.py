@@ -1,0 +1,170 @@
+"""Methods declared once, as data, and the registry that maps names to handlers.
+
+A descriptor names a method and the types of its params and result::
+
+    ADD = Request("add", AddParams, float)
+    registry.on(ADD, add_handler)          # server side: typed params in, result out
+    await peer.request(ADD, AddParams(...))  # client side: result validated as float
+
+The same descriptor drives dispatch, typed calls and the layers' capability tables.
+Types are validated with a pydantic ``TypeAdapter`` built once per descriptor.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Generic
+
+import pydantic
+from typing_extensions import TypeVar
+
+from ._errors import InvalidParams
+
+if TYPE_CHECKING:
+    from ._context import RequestContext
+
+__all__ = [
+    "Handler",
+    "MethodRegistry",
+    "NotificationHandler",
+    "NotificationType",
+    "RequestType",
+    "format_validation_error",
+]
+
+# Untyped descriptors (``RequestType("name")``) take and give plain JSON values.
+P = TypeVar("P", default=Any)
+R = TypeVar("R", default=Any)
+
+Handler = Callable[[Any, "RequestContext"], Awaitable[Any] | Any]
+NotificationHandler = Callable[[Any, "RequestContext"], Awaitable[None] | None]
+
+
+def format_validation_error(exc: pydantic.ValidationError, what: str = "params") -> str:
+    """One line naming each offending field, e.g. ``params.b: Input should be a valid number``."""
+    parts = []
+    for err in exc.errors(include_url=False)[:8]:
+        loc = ".".join(str(p) for p in err["loc"])
+        parts.append(f"{what}.{loc}: {err['msg']}" if loc else f"{what}: {err['msg']}")
+    return "Invalid params: " + "; ".join(parts)
+
+
+class _Typed:
+    """Lazily built TypeAdapters for the params and result types of a method."""
+
+    __slots__ = ("_params_adapter", "_result_adapter", "params_type", "result_type")
+
+    def __init__(self, params_type: Any, result_type: Any) -> None:
+        self.params_type = params_type
+        self.result_type = result_type
+        self._params_adapter: pydantic.TypeAdapter[Any] | None = None
+        self._result_adapter: pydantic.TypeAdapter[Any] | None = None
+
+    def validate_params(self, raw: Any) -> Any:
+        """Validate received params; raises `InvalidParams` naming the field."""
+        if self.params_type is None:
+            return raw
+        adapter = self._params_adapter
+        if adapter is None:
+            adapter = self._params_adapter = pydantic.TypeAdapter(self.params_type)
+        try:
+            return adapter.validate_python({} if raw is None else raw)
+        except pydantic.ValidationError as exc:
+            raise InvalidParams(format_validation_error(exc)) from None
+
+    def validate_result(self, raw: Any) -> Any:
+        """Validate a received result; raises `pydantic.ValidationError` when it does not fit."""
+        if self.result_type is None:
+            return raw
+        adapter = self._result_adapter
+        if adapter is None:
+            adapter = self._result_adapter = pydantic.TypeAdapter(self.result_type)
+        return adapter.validate_python(raw)
+
+
+class RequestType(_Typed, Generic[P, R]):
+    """A request method: its name, params type and result type (``None`` = untyped JSON)."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, method: str, params: type[P] | None = None, result: type[R] | None = None):
+        super().__init__(params, result)
+        self.method = method
+
+    def __repr__(self) -> str:
+        return f"RequestType({self.method!r})"
+
+
+class NotificationType(_Typed, Generic[P]):
+    """A notification method: its name and params type."""
+
+    __slots__ = ("method",)
+
+    def __init__(self, method: str, params: type[P] | None = None):
+        super().__init__(params, None)
+        self.method = method
+
+    def __repr__(self) -> str:
+        return f"NotificationType({self.method!r})"
+
+
+@dataclass(slots=True)
+class _Entry:
+    descriptor: _Typed
+    handler: Callable[..., Any]
+    is_async: bool
+
+
+@dataclass
+class MethodRegistry:
+    """Maps method names to handlers; shared by any number of peers.
+
+    ``fallback`` answers methods with no registered handler (it receives the raw
+    params and the context, and may raise `MethodNotFound`); ACP uses it for
+    ``_``-prefixed extension methods.
+    """
+
+    requests: dict[str, _Entry] = field(default_factory=dict)
+    notifications: dict[str, _Entry] = field(default_factory=dict)
+    fallback: Handler | None = None
+    notification_fallback: NotificationHandler | None = None
+
+    def on(
+        self,
+        descriptor: RequestType[P, R] | NotificationType[P] | str,
+        handler: Callable[[P, RequestContext], Awaitable[R] | R],
+    ) -> None:
+        """Register ``handler`` for a method (a plain name registers an untyped request)."""
+        if isinstance(descriptor, str):
+            descriptor = RequestType(descriptor)
+        entry = _Entry(descriptor, handler, _is_async(handler))
+        if isinstance(descriptor, NotificationType):
+            self.notifications[descriptor.method] = entry
+        else:
+            self.requests[descriptor.method] = entry
+
+    def method(
+        self, descriptor: RequestType[P, R] | NotificationType[P] | str
+    ) -> Callable[[Callable[[P, RequestContext], Any]], Callable[[P, RequestContext], Any]]:
+        """Decorator form of `on`."""
+
+        def register(
+            func: Callable[[P, RequestContext], Any],
+        ) -> Callable[[P, RequestContext], Any]:
+            self.on(descriptor, func)
+            return func
+
+        return register
+
+    def remove(self, method: str) -> None:
+        """Unregister a method of either kind (no error if absent)."""
+        self.requests.pop(method, None)
+        self.notifications.pop(method, None)
+
+
+def _is_async(func: Callable[..., Any]) -> bool:
+    return inspect.iscoroutinefunction(func) or inspect.iscoroutinefunction(
+        getattr(func, "__call__", None)  # noqa: B004 - callable objects with async __call__
+    )

@@ -1,0 +1,548 @@
+"""The bidirectional peer: both ends serve handlers and both send requests.
+
+Rules this module keeps:
+
+1. Exactly one response per request received with an id, unless the request was
+   cancelled and the protocol says cancelled requests get no answer
+   (``answer_cancelled=False``, as in MCP).
+2. Requests are served concurrently (at most ``max_concurrency`` handlers run; beyond
+   ``max_queued`` waiting requests the peer answers "overloaded" at once). Notifications
+   are handled in arrival order on the read loop, so a notification handler must not
+   wait for a response from the other side; spawn a task for long work.
+3. The read loop never blocks on a handler, so responses to our own requests are always
+   read, even while every handler slot waits for a call back to the other side.
+4. When the connection ends, every pending outgoing request fails at once with
+   `ConnectionClosed`; handlers already running are allowed to finish.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import sys
+from collections.abc import Callable
+from contextvars import ContextVar
+from types import TracebackType
+from typing import Any, TypeVar, overload
+
+import anyio
+import pydantic
+from anyio.abc import TaskGroup
+
+from ._context import RequestContext
+from ._errors import (
+    ConnectionClosed,
+    InternalError,
+    JsonRpcError,
+    MethodNotFound,
+    RequestCancelled,
+    RequestTimeout,
+    ResultValidationError,
+    ServerError,
+    TransportError,
+)
+from ._methods import MethodRegistry, NotificationType, RequestType
+from ._transport import MessageStream, Received
+from ._wire import (
+    ErrorResponse,
+    InvalidMessage,
+    Message,
+    Notification,
+    Request,
+    RequestId,
+    Response,
+    encode,
+)
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+__all__ = ["CancelHook", "Peer", "RequestFilter"]
+
+logger = logging.getLogger("jsonrpc_core.peer")
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+CancelHook = Callable[[RequestId, str], "Message | None"]
+"""Builds the message that tells the other side we abandoned a request (or ``None``)."""
+
+RequestFilter = Callable[[Request, RequestContext], None]
+"""Runs before dispatch; raise a `JsonRpcError` to refuse the request."""
+
+_current_request: ContextVar[tuple[Peer, RequestId | None] | None] = ContextVar(
+    "jsonrpc_core_current_request", default=None
+)
+
+_UNSET: Any = object()
+_ABANDONED_REMEMBERED = 1024
+_CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+class _Pending:
+    __slots__ = ("done", "error", "event", "result")
+
+    def __init__(self) -> None:
+        self.event = anyio.Event()
+        self.done = False
+        self.result: Any = None
+        self.error: BaseException | None = None
+
+
+def _check_params(params: Any) -> None:
+    if params is not None and not isinstance(params, (dict, list, pydantic.BaseModel)):
+        raise TypeError(
+            f"JSON-RPC params must be an object or an array, not {type(params).__name__}"
+        )
+
+
+def _json_rpc_error_in(exc: BaseException) -> JsonRpcError | None:
+    """The `JsonRpcError` a handler meant to raise, looking inside single-leaf groups."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc if isinstance(exc, JsonRpcError) else None
+
+
+class Peer:
+    """One end of a JSON-RPC connection.
+
+    Use it as an async context manager to run it in the background while you make
+    calls, or ``await peer.run()`` to serve until the other side closes::
+
+        async with Peer(stream, registry) as peer:
+            total = await peer.request(ADD, {"a": 1, "b": 2}, timeout=5)
+    """
+
+    def __init__(
+        self,
+        stream: MessageStream,
+        registry: MethodRegistry | None = None,
+        *,
+        name: str = "peer",
+        max_concurrency: int = 64,
+        max_queued: int = 1024,
+        request_timeout: float | None = None,
+        answer_cancelled: bool = True,
+        on_outgoing_cancel: CancelHook | None = None,
+        request_filter: RequestFilter | None = None,
+    ) -> None:
+        self.stream = stream
+        self.registry = registry if registry is not None else MethodRegistry()
+        self.name = name
+        self.request_timeout = request_timeout
+        self.answer_cancelled = answer_cancelled
+        self.on_outgoing_cancel = on_outgoing_cancel
+        self.request_filter = request_filter
+        self._slots = anyio.Semaphore(max_concurrency)
+        self._max_queued = max_queued
+        self._in_flight = 0
+        self._next_id = 1
+        self._pending: dict[RequestId, _Pending] = {}
+        self._running: dict[RequestId, anyio.CancelScope] = {}
+        # Requests we gave up on; their late answers are expected and dropped quietly.
+        self._abandoned: dict[RequestId, None] = {}
+        self._closed = False
+        self._close_reason = "connection closed"
+        self._finished = anyio.Event()
+        self._task_group: TaskGroup | None = None
+        self._outer_task_group: TaskGroup | None = None
+
+    # -- lifecycle -----------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """Whether the connection has ended (no new requests can be sent)."""
+        return self._closed
+
+    async def __aenter__(self) -> Peer:
+        self._outer_task_group = anyio.create_task_group()
+        await self._outer_task_group.__aenter__()
+        self._outer_task_group.start_soon(self.run)
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        assert self._outer_task_group is not None
+        self._outer_task_group.cancel_scope.cancel()
+        return await self._outer_task_group.__aexit__(exc_type, exc, tb)
+
+    async def run(self) -> None:
+        """Serve until the other side closes the connection (or ``aclose``)."""
+        try:
+            async with anyio.create_task_group() as task_group:
+                self._task_group = task_group
+                try:
+                    await self._read_loop()
+                finally:
+                    self._mark_closed()
+        finally:
+            with anyio.CancelScope(shield=True):
+                try:
+                    await self.stream.aclose()
+                except (*_CLOSED_ERRORS, OSError, TransportError):
+                    pass
+            self._finished.set()
+
+    async def wait_closed(self) -> None:
+        """Wait until the peer has stopped serving."""
+        await self._finished.wait()
+
+    async def aclose(self) -> None:
+        """Close the connection; pending requests fail with `ConnectionClosed`."""
+        self._mark_closed("closed locally")
+        with anyio.CancelScope(shield=True):
+            try:
+                await self.stream.aclose()
+            except (*_CLOSED_ERRORS, OSError, TransportError):
+                pass
+
+    def _mark_closed(self, reason: str | None = None) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        if reason is not None:
+            self._close_reason = reason
+        pending, self._pending = self._pending, {}
+        for slot in pending.values():
+            if not slot.done:
+                slot.done = True
+                slot.error = ConnectionClosed(f"Connection closed: {self._close_reason}")
+                slot.event.set()
+
+    # -- outgoing ------------------------------------------------------------------
+
+    @overload
+    async def request(
+        self, method: RequestType[P, R], params: Any = None, *, timeout: float | None = ...
+    ) -> R: ...
+
+    @overload
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = ...
+    ) -> Any: ...
+
+    async def request(
+        self, method: RequestType[Any, Any] | str, params: Any = None, *, timeout: Any = _UNSET
+    ) -> Any:
+        """Send a request and wait for its result.
+
+        Raises the peer's `JsonRpcError` (as its registered subclass), `RequestTimeout`
+        after ``timeout`` seconds (default: the peer's ``request_timeout``),
+        `ConnectionClosed` if the connection ends first, or `ResultValidationError`.
+        Cancelling the calling task abandons the request and tells the other side
+        through ``on_outgoing_cancel``.
+        """
+        if isinstance(method, RequestType):
+            descriptor: RequestType[Any, Any] | None = method
+            name = method.method
+        else:
+            descriptor, name = None, method
+        _check_params(params)
+        if self._closed:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}")
+        if timeout is _UNSET:
+            timeout = self.request_timeout
+        request_id = self._next_id
+        self._next_id += 1
+        slot = _Pending()
+        self._pending[request_id] = slot
+        try:
+            try:
+                await self.stream.send(
+                    Request(request_id, name, params), related_request_id=self._related_id()
+                )
+            except _CLOSED_ERRORS as exc:
+                raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+            if timeout is None:
+                await slot.event.wait()
+            else:
+                with anyio.move_on_after(timeout):
+                    await slot.event.wait()
+                if not slot.done:
+                    await self._abandon(request_id, "timeout")
+                    raise RequestTimeout(f"{name}: no response within {timeout:g} s")
+        except anyio.get_cancelled_exc_class():
+            if not slot.done:
+                with anyio.CancelScope(shield=True):
+                    await self._abandon(request_id, "cancelled")
+            raise
+        finally:
+            self._pending.pop(request_id, None)
+        if slot.error is not None:
+            raise slot.error
+        if descriptor is None:
+            return slot.result
+        try:
+            return descriptor.validate_result(slot.result)
+        except pydantic.ValidationError as exc:
+            raise ResultValidationError(
+                f"{name}: the result does not match its declared type: {exc}"
+            ) from None
+
+    async def notify(self, method: NotificationType[Any] | str, params: Any = None) -> None:
+        """Send a notification (no response)."""
+        _check_params(params)
+        if self._closed:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}")
+        name = method.method if isinstance(method, NotificationType) else method
+        try:
+            await self.stream.send(
+                Notification(name, params), related_request_id=self._related_id()
+            )
+        except _CLOSED_ERRORS as exc:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+
+    def _related_id(self) -> RequestId | None:
+        current = _current_request.get()
+        return current[1] if current is not None and current[0] is self else None
+
+    async def _abandon(self, request_id: RequestId, reason: str) -> None:
+        self._pending.pop(request_id, None)
+        self._abandoned[request_id] = None
+        if len(self._abandoned) > _ABANDONED_REMEMBERED:
+            del self._abandoned[next(iter(self._abandoned))]
+        if self.on_outgoing_cancel is None or self._closed:
+            return
+        message = self.on_outgoing_cancel(request_id, reason)
+        if message is None:
+            return
+        try:
+            await self.stream.send(message, related_request_id=self._related_id())
+        except (*_CLOSED_ERRORS, TransportError):
+            pass
+
+    # -- incoming ------------------------------------------------------------------
+
+    def cancel_incoming(self, request_id: RequestId) -> bool:
+        """Cancel the handler serving ``request_id``; ``False`` if none is running."""
+        scope = self._running.get(request_id)
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
+
+    async def _read_loop(self) -> None:
+        receive = self.stream.receive
+        while True:
+            try:
+                received = await receive()
+            except _CLOSED_ERRORS:
+                return
+            except TransportError as exc:
+                self._mark_closed(str(exc))
+                return
+            await self._dispatch(received)
+
+    async def _dispatch(self, received: Received) -> None:
+        payload = received.payload
+        if isinstance(payload, Request):
+            await self._start_request(payload, received.info)
+        elif isinstance(payload, (Response, ErrorResponse)):
+            self._resolve(payload)
+        elif isinstance(payload, Notification):
+            await self._handle_notification(payload, received.info)
+        elif isinstance(payload, InvalidMessage):
+            await self._answer_invalid(payload)
+        else:
+            await self._start_batch(payload, received.info)
+
+    def _resolve(self, response: Response | ErrorResponse) -> None:
+        slot = self._pending.get(response.id) if response.id is not None else None
+        if slot is None and response.id in self._abandoned:
+            del self._abandoned[response.id]
+            logger.debug("%s: late answer to abandoned request %r dropped", self.name, response.id)
+            return
+        if slot is None or slot.done:
+            if isinstance(response, ErrorResponse):
+                logger.warning(
+                    "%s: error for unknown request id %r dropped: %r",
+                    self.name,
+                    response.id,
+                    response.error,
+                )
+            else:
+                logger.warning(
+                    "%s: response for unknown request id %r dropped", self.name, response.id
+                )
+            return
+        slot.done = True
+        if isinstance(response, Response):
+            slot.result = response.result
+        else:
+            slot.error = response.error
+        slot.event.set()
+
+    async def _answer_invalid(self, invalid: InvalidMessage) -> None:
+        logger.warning("%s: invalid message: %s", self.name, invalid.error.message)
+        if invalid.respond:
+            await self._send_quietly(ErrorResponse(invalid.id, invalid.error), invalid.id)
+
+    async def _start_request(self, request: Request, info: Any) -> None:
+        if self._in_flight >= self._max_queued:
+            error = ServerError("Server overloaded: too many requests in flight")
+            await self._send_quietly(ErrorResponse(request.id, error), request.id)
+            return
+        assert self._task_group is not None
+        self._in_flight += 1
+        # The scope is registered before the task starts, so a cancel notification read
+        # right after the request still finds it.
+        scope = self._register(request.id)
+        self._task_group.start_soon(self._serve_request, request, info, scope)
+
+    def _register(self, request_id: RequestId | None) -> anyio.CancelScope:
+        scope = anyio.CancelScope()
+        if request_id is not None:
+            self._running[request_id] = scope
+        return scope
+
+    async def _serve_request(self, request: Request, info: Any, scope: anyio.CancelScope) -> None:
+        try:
+            response = await self._call_handler(request, info, scope)
+        finally:
+            self._in_flight -= 1
+        if response is not None:
+            await self._send_response(response)
+
+    async def _call_handler(
+        self, request: Request, info: Any, scope: anyio.CancelScope
+    ) -> Message | None:
+        request_id = request.id
+        ctx = RequestContext(self, request.method, request_id, request.params, info, scope)
+        token = _current_request.set((self, request_id))
+        try:
+            with scope:
+                async with self._slots:
+                    return Response(request_id, await self._invoke(request, ctx))
+        except Exception as exc:
+            error = _json_rpc_error_in(exc)
+            if error is None:
+                logger.exception("%s: handler for %r failed", self.name, request.method)
+                error = InternalError(f"Internal error while handling {request.method!r}")
+            return ErrorResponse(request_id, error)
+        finally:
+            _current_request.reset(token)
+            if request_id is not None and self._running.get(request_id) is scope:
+                del self._running[request_id]
+        # Only reached when the request's own scope absorbed a cancellation.
+        return ErrorResponse(request_id, RequestCancelled()) if self.answer_cancelled else None
+
+    async def _invoke(self, request: Request, ctx: RequestContext) -> Any:
+        if self.request_filter is not None:
+            self.request_filter(request, ctx)
+        entry = self.registry.requests.get(request.method)
+        if entry is None:
+            fallback = self.registry.fallback
+            if fallback is None:
+                raise MethodNotFound(f"Method not found: {request.method}")
+            result = fallback(request.params, ctx)
+            return await result if inspect.isawaitable(result) else result
+        params = entry.descriptor.validate_params(request.params)
+        if entry.is_async:
+            return await entry.handler(params, ctx)
+        result = entry.handler(params, ctx)
+        # A plain function may still hand back an awaitable (a partial, a lambda).
+        return await result if inspect.isawaitable(result) else result
+
+    async def _send_response(self, response: Message) -> None:
+        request_id = response.id if isinstance(response, (Response, ErrorResponse)) else None
+        try:
+            await self.stream.send(response, related_request_id=request_id)
+        except ValueError:  # includes pydantic's serialisation errors: the result is not JSON
+            logger.exception("%s: result of request %r is not serialisable", self.name, request_id)
+            error = InternalError("Internal error: the result could not be serialised")
+            await self._send_quietly(ErrorResponse(request_id, error), request_id)
+        except (*_CLOSED_ERRORS, TransportError):
+            logger.debug("%s: response to %r dropped: connection closed", self.name, request_id)
+
+    async def _send_quietly(
+        self, message: Message | list[Message], related: RequestId | None
+    ) -> None:
+        try:
+            await self.stream.send(message, related_request_id=related)
+        except (*_CLOSED_ERRORS, TransportError):
+            logger.debug("%s: message dropped: connection closed", self.name)
+
+    async def _handle_notification(self, note: Notification, info: Any) -> None:
+        ctx = RequestContext(self, note.method, None, note.params, info)
+        try:
+            entry = self.registry.notifications.get(note.method)
+            if entry is None:
+                fallback = self.registry.notification_fallback
+                if fallback is None:
+                    logger.debug("%s: unhandled notification %r", self.name, note.method)
+                    return
+                outcome = fallback(note.params, ctx)
+            else:
+                outcome = entry.handler(entry.descriptor.validate_params(note.params), ctx)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            logger.exception("%s: notification handler for %r failed", self.name, note.method)
+
+    async def _start_batch(self, batch: list[Message | InvalidMessage], info: Any) -> None:
+        requests: list[Request] = []
+        errors: list[Message] = []
+        for item in batch:
+            if isinstance(item, Request):
+                requests.append(item)
+            elif isinstance(item, Notification):
+                await self._handle_notification(item, info)
+            elif isinstance(item, (Response, ErrorResponse)):
+                self._resolve(item)
+            elif item.respond:
+                errors.append(ErrorResponse(item.id, item.error))
+        if not requests:
+            if errors:
+                await self._send_quietly(errors, None)
+            return
+        assert self._task_group is not None
+        self._in_flight += len(requests)
+        scopes = [self._register(request.id) for request in requests]
+        self._task_group.start_soon(self._serve_batch, requests, scopes, errors, info)
+
+    async def _serve_batch(
+        self,
+        requests: list[Request],
+        scopes: list[anyio.CancelScope],
+        errors: list[Message],
+        info: Any,
+    ) -> None:
+        answers: list[Message | None] = [None] * len(requests)
+
+        async def serve(index: int, request: Request, scope: anyio.CancelScope) -> None:
+            try:
+                answers[index] = await self._call_handler(request, info, scope)
+            finally:
+                self._in_flight -= 1
+
+        async with anyio.create_task_group() as task_group:
+            for index, request in enumerate(requests):
+                task_group.start_soon(serve, index, request, scopes[index])
+        replies = [a for a in answers if a is not None] + errors
+        if replies:
+            await self._send_response_batch(replies)
+
+    async def _send_response_batch(self, replies: list[Message]) -> None:
+        try:
+            await self.stream.send(replies)
+        except ValueError:
+            logger.exception("%s: a batch result is not serialisable", self.name)
+            await self._send_quietly([_serialisable(reply) for reply in replies], None)
+        except (*_CLOSED_ERRORS, TransportError):
+            logger.debug("%s: batch response dropped: connection closed", self.name)
+
+
+def _serialisable(reply: Message) -> Message:
+    """``reply`` if it encodes, else an `InternalError` response with the same id."""
+    try:
+        encode(reply)
+    except ValueError:
+        request_id = reply.id if isinstance(reply, (Response, ErrorResponse)) else None
+        return ErrorResponse(
+            request_id, InternalError("Internal error: the result could not be serialised")
+        )
+    return reply

@@ -1,0 +1,246 @@
+"""stdio transports: serve on this process's stdin/stdout, or spawn a server process.
+
+Rules:
+
+1. While serving on stdio, file descriptor 1 is pointed at stderr, and the transport
+   writes to a private duplicate of the original stdout. A stray ``print`` therefore
+   cannot corrupt the JSON-RPC stream.
+2. A spawned process inherits the full environment unless told otherwise; its stderr
+   is always drained (a full stderr pipe would block the child) and surfaced through
+   logging, an optional callback and `StdioProcess.stderr_tail`.
+3. Shutdown is graceful, then firm: close stdin, wait; terminate, wait; kill.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import subprocess
+import sys
+from collections import deque
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import anyio.abc
+
+from ._bytestream import NdjsonStream
+from ._errors import TransportError
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._transport import Received
+
+__all__ = ["FdReceiveStream", "FdSendStream", "StdioProcess", "spawn_stdio", "stdio_server"]
+
+logger = logging.getLogger("jsonrpc_core.stdio")
+
+
+def _is_regular_file(fd: int) -> bool:
+    return stat.S_ISREG(os.fstat(fd).st_mode)
+
+
+class FdReceiveStream(anyio.abc.ByteReceiveStream):
+    """Reads a pipe, tty or file descriptor without a thread (regular files read directly)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._pollable = not _is_regular_file(fd)
+        self._was_blocking = os.get_blocking(fd)
+        if self._pollable:
+            os.set_blocking(fd, False)
+        self._closed = False
+
+    async def receive(self, max_bytes: int = 65536) -> bytes:
+        while True:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                data = os.read(self._fd, max_bytes)
+            except BlockingIOError:
+                await anyio.wait_readable(self._fd)
+                continue
+            if not data:
+                raise anyio.EndOfStream
+            return data
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self._pollable:
+                anyio.notify_closing(self._fd)
+                os.set_blocking(self._fd, self._was_blocking)
+
+
+class FdSendStream(anyio.abc.ByteSendStream):
+    """Writes to a pipe, tty or file descriptor without a thread."""
+
+    def __init__(self, fd: int, *, close_fd: bool = False) -> None:
+        self._fd = fd
+        self._close_fd = close_fd
+        self._pollable = not _is_regular_file(fd)
+        self._was_blocking = os.get_blocking(fd)
+        if self._pollable:
+            os.set_blocking(fd, False)
+        self._closed = False
+
+    async def send(self, item: bytes) -> None:
+        view = memoryview(item)
+        while view:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            try:
+                written = os.write(self._fd, view)
+            except BlockingIOError:
+                await anyio.wait_writable(self._fd)
+                continue
+            except (BrokenPipeError, ConnectionResetError) as exc:
+                raise anyio.BrokenResourceError from exc
+            view = view[written:]
+
+    async def aclose(self) -> None:
+        if not self._closed:
+            self._closed = True
+            if self._pollable:
+                anyio.notify_closing(self._fd)
+                os.set_blocking(self._fd, self._was_blocking)
+            if self._close_fd:
+                os.close(self._fd)
+
+
+@asynccontextmanager
+async def stdio_server(
+    *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+) -> AsyncIterator[NdjsonStream]:
+    """A message stream on this process's own stdin and stdout (see rule 1 above)."""
+    sys.stdout.flush()
+    private_stdout = os.dup(1)
+    saved_stdout = os.dup(1)
+    os.dup2(2, 1)
+    stream = NdjsonStream(
+        FdReceiveStream(0),
+        FdSendStream(private_stdout, close_fd=True),
+        max_message_size=max_message_size,
+    )
+    try:
+        yield stream
+    finally:
+        with anyio.CancelScope(shield=True):
+            await stream.aclose()
+        sys.stdout.flush()
+        os.dup2(saved_stdout, 1)
+        os.close(saved_stdout)
+
+
+class StdioProcess(NdjsonStream):
+    """The message stream to a spawned server process, with the process itself."""
+
+    def __init__(
+        self,
+        process: anyio.abc.Process,
+        *,
+        max_message_size: int,
+        stderr_lines: int,
+    ) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        super().__init__(process.stdout, process.stdin, max_message_size=max_message_size)
+        self.process = process
+        self.stderr_tail: deque[str] = deque(maxlen=stderr_lines)
+
+    async def receive(self) -> Received:
+        try:
+            return await super().receive()
+        except anyio.EndOfStream:
+            code = await self._exit_code_soon()
+            if code:
+                tail = " | ".join(list(self.stderr_tail)[-3:])
+                detail = f"; stderr: {tail}" if tail else ""
+                raise TransportError(f"server process exited with code {code}{detail}") from None
+            raise
+
+    async def _exit_code_soon(self) -> int | None:
+        with anyio.move_on_after(0.5):
+            return await self.process.wait()
+        return self.process.returncode
+
+
+@asynccontextmanager
+async def spawn_stdio(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    inherit_env: bool = True,
+    cwd: str | os.PathLike[str] | None = None,
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE,
+    on_stderr: Callable[[str], Any] | None = None,
+    stderr_lines: int = 200,
+    shutdown_timeout: float = 2.0,
+) -> AsyncIterator[StdioProcess]:
+    """Start ``command`` and yield a message stream over its stdin/stdout.
+
+    ``env`` is added to this process's environment (``inherit_env=False`` passes only
+    ``env``). Each stderr line is logged at INFO on ``jsonrpc_core.stdio``, kept in
+    ``stderr_tail`` and passed to ``on_stderr``.
+    """
+    if not command:
+        raise ValueError("command must not be empty")
+    full_env: dict[str, str] | None = None
+    if env is not None or not inherit_env:
+        full_env = dict(os.environ) if inherit_env else {}
+        full_env.update(env or {})
+    try:
+        process = await anyio.open_process(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=full_env,
+            cwd=cwd,
+        )
+    except OSError as exc:
+        raise TransportError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from exc
+    stream = StdioProcess(process, max_message_size=max_message_size, stderr_lines=stderr_lines)
+
+    async def drain_stderr() -> None:
+        assert process.stderr is not None
+        pending = b""
+        name = os.path.basename(command[0])
+        try:
+            async for chunk in process.stderr:
+                pending += chunk
+                *lines, pending = pending.split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", "replace").rstrip("\r")
+                    stream.stderr_tail.append(line)
+                    logger.info("[%s stderr] %s", name, line)
+                    if on_stderr is not None:
+                        on_stderr(line)
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drain_stderr)
+        try:
+            yield stream
+        finally:
+            with anyio.CancelScope(shield=True):
+                await _shut_down(process, stream, shutdown_timeout)
+            tg.cancel_scope.cancel()
+
+
+async def _shut_down(process: anyio.abc.Process, stream: NdjsonStream, timeout: float) -> None:
+    assert process.stdin is not None
+    try:
+        await process.stdin.aclose()
+    except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
+        pass
+    with anyio.move_on_after(timeout):
+        await process.wait()
+    if process.returncode is None:
+        process.terminate()
+        with anyio.move_on_after(timeout):
+            await process.wait()
+    if process.returncode is None:
+        process.kill()
+        await process.wait()
+    await stream.aclose()
