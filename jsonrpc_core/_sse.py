@@ -1,0 +1,271 @@
+"""Server-Sent Events (``text/event-stream``) codec without I/O.
+
+Decoding follows the WHATWG HTML "server-sent events" parsing rules: any of
+LF, CR LF or CR ends a line (also when a CR LF pair is split across chunks), a
+leading UTF-8 byte order mark is ignored, comment lines start with ``:``, one
+space after the field colon is stripped, unknown fields are ignored, ``retry``
+is honoured only when it is all ASCII digits, and an ``id`` containing NUL is
+ignored.
+
+One deliberate deviation: a block whose data is the empty string dispatches
+nothing, also when it had a ``data:`` line (WHATWG would dispatch an empty
+message for ``data:`` alone).  That is MCP's stream "priming" event, ``id: X``
+plus an empty ``data:``, which exists only to set the last event ID; its ``id``
+still updates :attr:`SSEDecoder.last_event_id`.
+
+Encoding always emits ``name: value`` lines separated by LF.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+__all__ = [
+    "DEFAULT_MAX_EVENT_SIZE",
+    "SSEDecoder",
+    "SSEError",
+    "SSEEvent",
+    "encode_comment",
+    "encode_event",
+]
+
+DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
+"""Default upper bound, in bytes, for one pending line or one event's data."""
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_END = re.compile(rb"\r\n?|\n")
+_TEXT_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
+
+
+class SSEError(ValueError):
+    """Raised when an event stream violates a limit of :class:`SSEDecoder`."""
+
+
+@dataclass(frozen=True, slots=True)
+class SSEEvent:
+    """One server-sent event.
+
+    ``event`` and ``id`` are ``None`` when the event has no such field; ``retry``
+    is the reconnection time in milliseconds, or ``None`` when not given.
+    """
+
+    data: str = ""
+    event: str | None = None
+    id: str | None = None
+    retry: int | None = None
+
+
+def _field(name: str, value: str) -> str:
+    return f"{name}: {value}\n"
+
+
+def encode_event(event: SSEEvent) -> bytes:
+    """Serialise ``event`` to UTF-8 bytes, terminated by a blank line.
+
+    Multi-line ``data`` (split on LF, CR LF or CR) becomes several ``data:``
+    lines; empty data still produces one ``data:`` line.
+
+    Raises:
+        ValueError: ``event`` contains CR or LF, ``id`` contains CR, LF or NUL,
+            or ``retry`` is negative.  Such values could not be transmitted
+            faithfully and would let the value inject or forge fields.
+    """
+    parts: list[str] = []
+    if event.event is not None:
+        if "\r" in event.event or "\n" in event.event:
+            raise ValueError("SSE event type must not contain CR or LF")
+        parts.append(_field("event", event.event))
+    if event.id is not None:
+        if "\r" in event.id or "\n" in event.id or "\0" in event.id:
+            raise ValueError("SSE event id must not contain CR, LF or NUL")
+        parts.append(_field("id", event.id))
+    if event.retry is not None:
+        if event.retry < 0:
+            raise ValueError("SSE retry must be a non-negative integer")
+        parts.append(_field("retry", str(int(event.retry))))
+    parts.extend(_field("data", line) for line in _TEXT_LINE_SPLIT.split(event.data))
+    parts.append("\n")
+    return "".join(parts).encode("utf-8")
+
+
+def encode_comment(text: str = "") -> bytes:
+    """Serialise a comment block (e.g. a keep-alive heartbeat) as ``": text\\n\\n"``.
+
+    Each line of a multi-line ``text`` becomes its own comment line.  Decoders
+    ignore comments, so this never dispatches an event.
+    """
+    lines = _TEXT_LINE_SPLIT.split(text)
+    return ("".join(_field("", line) for line in lines) + "\n").encode("utf-8")
+
+
+class SSEDecoder:
+    """Incremental ``text/event-stream`` parser.
+
+    Feed raw bytes as they arrive with :meth:`feed`; chunk boundaries may fall
+    anywhere, including inside a multi-byte UTF-8 sequence or between the CR
+    and LF of a line ending.
+
+    Attributes:
+        last_event_id: The event source's "last event ID": ``None`` until an
+            ``id`` field has been dispatched, then the latest one.  It persists
+            across events and across :meth:`close`, so it can be sent as
+            ``Last-Event-ID`` when reconnecting.  An empty string means the
+            server reset it.
+        retry: The last valid ``retry`` value seen, in milliseconds, or ``None``.
+        comments_seen: Number of comment lines seen.
+        max_event_size: Limit in bytes for one pending (unterminated) line and
+            for the accumulated data of one event.
+    """
+
+    __slots__ = (
+        "_at_stream_start",
+        "_block_event",
+        "_block_id",
+        "_block_retry",
+        "_buf",
+        "_data",
+        "_data_size",
+        "_id_buffer",
+        "_skip_lf",
+        "comments_seen",
+        "last_event_id",
+        "max_event_size",
+        "retry",
+    )
+
+    def __init__(self, *, max_event_size: int = DEFAULT_MAX_EVENT_SIZE) -> None:
+        """Create a decoder; ``max_event_size`` must be positive."""
+        if max_event_size <= 0:
+            raise ValueError("max_event_size must be positive")
+        self.max_event_size = max_event_size
+        self.last_event_id: str | None = None
+        self.retry: int | None = None
+        self.comments_seen = 0
+        # WHATWG's "last event ID buffer": unlike the other buffers it is not
+        # cleared at dispatch, only copied to last_event_id.
+        self._id_buffer: str | None = None
+        self._reset_stream()
+
+    def _reset_stream(self) -> None:
+        self._buf = bytearray()
+        self._at_stream_start = True
+        self._skip_lf = False
+        self._reset_block()
+
+    def _reset_block(self) -> None:
+        self._data: list[str] = []
+        self._data_size = 0
+        self._block_event: str | None = None
+        self._block_id: str | None = None
+        self._block_retry: int | None = None
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        """Consume ``chunk`` and return the events it completed, in order.
+
+        Raises:
+            SSEError: A pending line or an event's data exceeds
+                ``max_event_size``.  The decoder state is then unspecified and
+                the stream should be abandoned.
+        """
+        data = bytes(chunk)
+        if self._at_stream_start:
+            # The BOM may itself arrive split across chunks, so hold back a
+            # prefix of it until it is known whether the stream starts with it.
+            head = bytes(self._buf) + data
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._buf = bytearray(head)
+                return []
+            self._at_stream_start = False
+            self._buf = bytearray()
+            data = head[len(_BOM) :] if head.startswith(_BOM) else head
+        if self._skip_lf and data:
+            self._skip_lf = False
+            if data[0] == 0x0A:
+                data = data[1:]
+        if not data:
+            return []
+
+        buf = self._buf
+        # buf never holds a CR or LF between calls, so only new bytes are scanned.
+        scan_from = len(buf)
+        buf += data
+        lines: list[bytes] = []
+        start = 0
+        for match in _LINE_END.finditer(buf, scan_from):
+            lines.append(bytes(buf[start : match.start()]))
+            start = match.end()
+        if lines and buf[start - 1] == 0x0D and start == len(buf):
+            # A CR ending the chunk may be the first half of CR LF.
+            self._skip_lf = True
+        del buf[:start]
+        if len(buf) > self.max_event_size:
+            raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
+
+        events: list[SSEEvent] = []
+        for line in lines:
+            event = self._process_line(line)
+            if event is not None:
+                events.append(event)
+        return events
+
+    def close(self) -> list[SSEEvent]:
+        """Signal end of stream and return the final events (always none).
+
+        Per WHATWG, an event not terminated by a blank line is discarded.
+        The decoder is reset for a new stream (e.g. after reconnecting) while
+        ``last_event_id`` and ``retry`` are kept.
+        """
+        self._reset_stream()
+        return []
+
+    def _process_line(self, raw: bytes) -> SSEEvent | None:
+        if not raw:
+            return self._dispatch()
+        if len(raw) > self.max_event_size:
+            raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
+        line = raw.decode("utf-8", errors="replace")
+        if line[0] == ":":
+            self.comments_seen += 1
+            return None
+        name, colon, value = line.partition(":")
+        if colon and value.startswith(" "):
+            value = value[1:]
+        if name == "data":
+            self._data_size += len(raw) + 1
+            if self._data_size > self.max_event_size:
+                raise SSEError(
+                    f"SSE event data exceeds max_event_size ({self.max_event_size} bytes)"
+                )
+            self._data.append(value)
+        elif name == "event":
+            self._block_event = value
+        elif name == "id":
+            if "\0" not in value:
+                self._id_buffer = value
+                self._block_id = value
+        elif name == "retry":
+            if value.isascii() and value.isdigit():
+                try:
+                    retry = int(value)
+                except ValueError:  # more digits than int() accepts
+                    return None
+                self.retry = retry
+                self._block_retry = retry
+        return None
+
+    def _dispatch(self) -> SSEEvent | None:
+        self.last_event_id = self._id_buffer
+        event: SSEEvent | None = None
+        # Joining with LF equals WHATWG's "append value and LF, then strip one
+        # trailing LF".
+        data = "\n".join(self._data)
+        if data:
+            event = SSEEvent(
+                data=data,
+                event=self._block_event,
+                id=self._block_id,
+                retry=self._block_retry,
+            )
+        self._reset_block()
+        return event
