@@ -9,7 +9,9 @@ friends), methods declared as data (`RequestType`, `NotificationType`,
 from ._bytestream import NdjsonStream
 from ._context import RequestContext
 from ._errors import (
+    STANDARD_ERRORS,
     ConnectionClosed,
+    ErrorTable,
     InternalError,
     InvalidParams,
     InvalidRequest,
@@ -27,7 +29,26 @@ from ._errors import (
     error_from_object,
     register_error,
 )
+from ._event_store import EventStore, InMemoryEventStore, Replay
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
+from ._http_client import (
+    HTTPSSETransport,
+    HTTPStatusError,
+    SessionExpired,
+    StreamableHTTPTransport,
+)
+from ._http_common import (
+    HTTPError,
+    HTTPRequest,
+    HTTPRequestInfo,
+    HTTPResponse,
+    Route,
+    SSEResponse,
+)
+from ._http_security import BearerAuth, OriginPolicy, TokenVerifier
+from ._http_serve import running_server, serve
+from ._http_server import HTTPServerOptions, JsonRpcHTTPApp, ServeConnection
+from ._http_sessions import HTTPSession, SessionPolicy
 from ._methods import (
     MethodRegistry,
     NotificationType,
@@ -35,6 +56,7 @@ from ._methods import (
     format_validation_error,
 )
 from ._peer import CancelHook, Peer, RequestFilter
+from ._sse import SSEDecoder, SSEError, SSEEvent, encode_comment, encode_event
 from ._stdio import FdReceiveStream, FdSendStream, StdioProcess, spawn_stdio, stdio_server
 from ._tap import JsonLinesSink, TappedStream, TapRecord, WireTap
 from ._transport import MemoryMessageStream, MessageStream, Received, encode_payload, memory_pair
@@ -48,6 +70,7 @@ from ._wire import (
     Request,
     RequestId,
     Response,
+    StreamEnd,
     encode,
     encode_batch,
     parse,
@@ -57,12 +80,25 @@ from ._wire import (
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "STANDARD_ERRORS",
     "Batch",
+    "BearerAuth",
     "CancelHook",
     "ConnectionClosed",
     "ErrorResponse",
+    "ErrorTable",
+    "EventStore",
     "FdReceiveStream",
     "FdSendStream",
+    "HTTPError",
+    "HTTPRequest",
+    "HTTPRequestInfo",
+    "HTTPResponse",
+    "HTTPSSETransport",
+    "HTTPServerOptions",
+    "HTTPSession",
+    "HTTPStatusError",
+    "InMemoryEventStore",
     "Incoming",
     "InternalError",
     "InvalidMessage",
@@ -70,6 +106,7 @@ __all__ = [
     "InvalidRequest",
     "JsonLinesSink",
     "JsonRpcError",
+    "JsonRpcHTTPApp",
     "LineFramer",
     "LocalError",
     "MemoryMessageStream",
@@ -80,10 +117,12 @@ __all__ = [
     "NdjsonStream",
     "Notification",
     "NotificationType",
+    "OriginPolicy",
     "Oversized",
     "ParseError",
     "Peer",
     "Received",
+    "Replay",
     "Request",
     "RequestCancelled",
     "RequestContext",
@@ -93,15 +132,28 @@ __all__ = [
     "RequestType",
     "Response",
     "ResultValidationError",
+    "Route",
     "RpcError",
+    "SSEDecoder",
+    "SSEError",
+    "SSEEvent",
+    "SSEResponse",
+    "ServeConnection",
     "ServerError",
+    "SessionExpired",
+    "SessionPolicy",
     "StdioProcess",
+    "StreamEnd",
+    "StreamableHTTPTransport",
     "TapRecord",
     "TappedStream",
+    "TokenVerifier",
     "TransportError",
     "WireTap",
     "encode",
     "encode_batch",
+    "encode_comment",
+    "encode_event",
     "encode_payload",
     "error_class_for_code",
     "error_from_object",
@@ -111,6 +163,8 @@ __all__ = [
     "parse_object",
     "recover_id",
     "register_error",
+    "running_server",
+    "serve",
     "spawn_stdio",
     "stdio_server",
 ]

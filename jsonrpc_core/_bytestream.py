@@ -36,7 +36,7 @@ class NdjsonStream:
         self._send_stream = send_stream
         self._framer = LineFramer(max_message_size)
         self._ready: deque[bytes | Oversized] = deque()
-        self._send_lock = anyio.Lock()
+        self._send_lock = anyio.Lock(fast_acquire=True)
         self._eof = False
 
     @property

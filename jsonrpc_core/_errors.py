@@ -16,8 +16,8 @@
         └── TransportError        a transport failed (HTTP status, broken pipe, ...)
 
 Protocol layers define their own codes by subclassing `JsonRpcError` with a `code`
-class attribute and decorating the class with `register_error`; `error_from_object`
-then turns a received error object back into that class.
+class attribute and registering the class in the layer's `ErrorTable`; a peer given
+that table turns received error objects back into those classes.
 """
 
 from __future__ import annotations
@@ -25,7 +25,9 @@ from __future__ import annotations
 from typing import Any, ClassVar, TypeVar
 
 __all__ = [
+    "STANDARD_ERRORS",
     "ConnectionClosed",
+    "ErrorTable",
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
@@ -97,41 +99,85 @@ class JsonRpcError(RpcError):
     __hash__ = Exception.__hash__
 
 
-_CODE_TO_CLASS: dict[int, type[JsonRpcError]] = {}
-
 _E = TypeVar("_E", bound=type[JsonRpcError])
 
 
+class ErrorTable:
+    """Maps error codes to exception classes for one protocol.
+
+    Codes mean different things in different protocols (-32002 is an unknown resource
+    in MCP, a task that cannot be cancelled in A2A), so each layer keeps its own table
+    whose parent is `STANDARD_ERRORS`, and hands it to its peers.
+    """
+
+    def __init__(self, name: str, parent: ErrorTable | None = None) -> None:
+        self.name = name
+        self.parent = parent
+        self._by_code: dict[int, type[JsonRpcError]] = {}
+
+    def register(self, cls: _E) -> _E:
+        """Class decorator: map ``cls.code`` to ``cls`` in this table."""
+        self._by_code[cls.code] = cls
+        return cls
+
+    def class_for(self, code: int) -> type[JsonRpcError]:
+        """The class for ``code`` here or in a parent; `ServerError` when none has it."""
+        table: ErrorTable | None = self
+        while table is not None:
+            cls = table._by_code.get(code)
+            if cls is not None:
+                return cls
+            table = table.parent
+        return ServerError
+
+    def from_object(self, obj: Any) -> JsonRpcError:
+        """Build the right exception from a received error object.
+
+        A malformed error object (not a dict, or without an integer code) still yields
+        an error rather than a crash: the peer broke the protocol, and the caller must
+        learn it.
+        """
+        if not isinstance(obj, dict):
+            return InternalError("Malformed error object from peer", data=obj)
+        code = obj.get("code")
+        message = obj.get("message")
+        if not isinstance(code, int) or isinstance(code, bool):
+            return InternalError("Malformed error object from peer", data=obj)
+        if not isinstance(message, str):
+            message = str(message)
+        return self._build(code, message, obj["data"] if "data" in obj else _MISSING)
+
+    def refine(self, error: JsonRpcError) -> JsonRpcError:
+        """``error`` as this table's class for its code (the same object if it already is)."""
+        cls = self.class_for(error.code)
+        if type(error) is cls:
+            return error
+        return self._build(error.code, error.message, error.data)
+
+    def _build(self, code: int, message: str, data: Any) -> JsonRpcError:
+        err = self.class_for(code)(message, data)
+        if err.code != code:
+            err.code = code  # type: ignore[misc]
+        return err
+
+
+STANDARD_ERRORS = ErrorTable("json-rpc")
+"""The JSON-RPC 2.0 codes (and the LSP/ACP -32800), shared by every protocol."""
+
+
 def register_error(cls: _E) -> _E:
-    """Class decorator: map ``cls.code`` to ``cls`` for `error_from_object`."""
-    _CODE_TO_CLASS[cls.code] = cls
-    return cls
+    """Class decorator: add ``cls`` to `STANDARD_ERRORS` (protocol layers use their own)."""
+    return STANDARD_ERRORS.register(cls)
 
 
 def error_class_for_code(code: int) -> type[JsonRpcError]:
-    """The registered class for ``code``; `ServerError` for unknown codes."""
-    return _CODE_TO_CLASS.get(code, ServerError)
+    """The standard table's class for ``code``; `ServerError` for unknown codes."""
+    return STANDARD_ERRORS.class_for(code)
 
 
 def error_from_object(obj: Any) -> JsonRpcError:
-    """Build the right `JsonRpcError` subclass from a received error object.
-
-    A malformed error object (not a dict, or without an integer code) still yields an
-    error rather than a crash: the peer broke the protocol, and the caller must learn it.
-    """
-    if not isinstance(obj, dict):
-        return InternalError("Malformed error object from peer", data=obj)
-    code = obj.get("code")
-    message = obj.get("message")
-    if not isinstance(code, int) or isinstance(code, bool):
-        return InternalError("Malformed error object from peer", data=obj)
-    if not isinstance(message, str):
-        message = str(message)
-    cls = error_class_for_code(code)
-    err = cls(message, obj["data"] if "data" in obj else _MISSING)
-    if err.code != code:
-        err.code = code  # type: ignore[misc]
-    return err
+    """Build a `JsonRpcError` from a received error object with the standard table."""
+    return STANDARD_ERRORS.from_object(obj)
 
 
 @register_error

@@ -61,7 +61,9 @@ class LineFramer:
         if start:
             del buffer[:start]
         self._scan_from = len(buffer)
-        if len(buffer) > limit:
+        # A trailing CR may be the first half of a CR LF split across chunks.
+        pending_size = len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer)
+        if pending_size > limit:
             frames.append(Oversized(bytes(buffer[:_PREFIX_KEPT]), limit))
             buffer.clear()
             self._scan_from = 0

@@ -5,10 +5,11 @@ Rules this module keeps:
 1. Exactly one response per request received with an id, unless the request was
    cancelled and the protocol says cancelled requests get no answer
    (``answer_cancelled=False``, as in MCP).
-2. Requests are served concurrently (at most ``max_concurrency`` handlers run; beyond
-   ``max_queued`` waiting requests the peer answers "overloaded" at once). Notifications
-   are handled in arrival order on the read loop, so a notification handler must not
-   wait for a response from the other side; spawn a task for long work.
+2. Requests are served concurrently by up to ``max_concurrency`` reusable worker
+   tasks; beyond ``max_queued`` waiting requests the peer answers "overloaded" at
+   once. Notifications are handled in arrival order on the read loop, so a
+   notification handler must not wait for a response from the other side; spawn a
+   task for long work.
 3. The read loop never blocks on a handler, so responses to our own requests are always
    read, even while every handler slot waits for a call back to the other side.
 4. When the connection ends, every pending outgoing request fails at once with
@@ -19,8 +20,9 @@ from __future__ import annotations
 
 import inspect
 import logging
+import math
 import sys
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, TypeVar, overload
@@ -28,10 +30,13 @@ from typing import Any, TypeVar, overload
 import anyio
 import pydantic
 from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectSendStream
 
 from ._context import RequestContext
 from ._errors import (
+    STANDARD_ERRORS,
     ConnectionClosed,
+    ErrorTable,
     InternalError,
     JsonRpcError,
     MethodNotFound,
@@ -51,6 +56,7 @@ from ._wire import (
     Request,
     RequestId,
     Response,
+    StreamEnd,
     encode,
 )
 
@@ -77,6 +83,9 @@ _current_request: ContextVar[tuple[Peer, RequestId | None] | None] = ContextVar(
 _UNSET: Any = object()
 _ABANDONED_REMEMBERED = 1024
 _CLOSED_ERRORS = (anyio.EndOfStream, anyio.ClosedResourceError, anyio.BrokenResourceError)
+
+
+_Work = tuple[Request, Any, anyio.CancelScope]
 
 
 class _Pending:
@@ -125,20 +134,24 @@ class Peer:
         answer_cancelled: bool = True,
         on_outgoing_cancel: CancelHook | None = None,
         request_filter: RequestFilter | None = None,
+        errors: ErrorTable = STANDARD_ERRORS,
     ) -> None:
         self.stream = stream
+        self.errors = errors
         self.registry = registry if registry is not None else MethodRegistry()
         self.name = name
         self.request_timeout = request_timeout
         self.answer_cancelled = answer_cancelled
         self.on_outgoing_cancel = on_outgoing_cancel
         self.request_filter = request_filter
-        self._slots = anyio.Semaphore(max_concurrency)
-        self._max_queued = max_queued
-        self._in_flight = 0
+        self._max_workers = max_concurrency
+        self._workers = 0
+        self._work_send, self._work_receive = anyio.create_memory_object_stream[_Work](max_queued)
         self._next_id = 1
         self._pending: dict[RequestId, _Pending] = {}
         self._running: dict[RequestId, anyio.CancelScope] = {}
+        self._result_streams: dict[RequestId, MemoryObjectSendStream[Response | ErrorResponse]] = {}
+        self._ended_streams: dict[RequestId, BaseException | None] = {}
         # Requests we gave up on; their late answers are expected and dropped quietly.
         self._abandoned: dict[RequestId, None] = {}
         self._closed = False
@@ -179,6 +192,8 @@ class Peer:
                     await self._read_loop()
                 finally:
                     self._mark_closed()
+                    # Workers finish the queued requests, then stop.
+                    self._work_send.close()
         finally:
             with anyio.CancelScope(shield=True):
                 try:
@@ -206,6 +221,9 @@ class Peer:
         self._closed = True
         if reason is not None:
             self._close_reason = reason
+        streams, self._result_streams = self._result_streams, {}
+        for result_stream in streams.values():
+            result_stream.close()
         pending, self._pending = self._pending, {}
         for slot in pending.values():
             if not slot.done:
@@ -250,21 +268,19 @@ class Peer:
         self._next_id += 1
         slot = _Pending()
         self._pending[request_id] = slot
+        message = Request(request_id, name, params)
         try:
-            try:
-                await self.stream.send(
-                    Request(request_id, name, params), related_request_id=self._related_id()
-                )
-            except _CLOSED_ERRORS as exc:
-                raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
-            if timeout is None:
+            # The send is inside the deadline too: over HTTP with JSON responses it only
+            # returns once the answer is in.
+            with anyio.move_on_after(math.inf if timeout is None else timeout):
+                try:
+                    await self.stream.send(message, related_request_id=self._related_id())
+                except _CLOSED_ERRORS as exc:
+                    raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
                 await slot.event.wait()
-            else:
-                with anyio.move_on_after(timeout):
-                    await slot.event.wait()
-                if not slot.done:
-                    await self._abandon(request_id, "timeout")
-                    raise RequestTimeout(f"{name}: no response within {timeout:g} s")
+            if not slot.done:
+                await self._abandon(request_id, "timeout")
+                raise RequestTimeout(f"{name}: no response within {timeout:g} s")
         except anyio.get_cancelled_exc_class():
             if not slot.done:
                 with anyio.CancelScope(shield=True):
@@ -295,6 +311,51 @@ class Peer:
             )
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+
+    async def request_stream(
+        self, method: RequestType[Any, R] | str, params: Any = None, *, max_buffered: int = 64
+    ) -> AsyncIterator[R]:
+        """Send a request whose answer is a stream of results (A2A streaming methods).
+
+        Yields each result as it arrives; ends when the transport reports the end of the
+        stream; raises the peer's `JsonRpcError` if one arrives. Leaving the loop early
+        abandons the request. Needs a transport that streams results (HTTP with SSE).
+        """
+        descriptor = method if isinstance(method, RequestType) else None
+        name = method.method if isinstance(method, RequestType) else method
+        _check_params(params)
+        if self._closed:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}")
+        request_id = self._next_id
+        self._next_id += 1
+        send, receive = anyio.create_memory_object_stream[Response | ErrorResponse](max_buffered)
+        self._result_streams[request_id] = send
+        finished = False
+        try:
+            try:
+                await self.stream.send(
+                    Request(request_id, name, params), related_request_id=self._related_id()
+                )
+            except _CLOSED_ERRORS as exc:
+                raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+            async with receive:
+                async for item in receive:
+                    if isinstance(item, ErrorResponse):
+                        finished = True
+                        raise self.errors.refine(item.error)
+                    result = item.result
+                    yield descriptor.validate_result(result) if descriptor else result
+            finished = True
+            if self._closed and request_id not in self._ended_streams:
+                raise ConnectionClosed(f"Connection closed: {self._close_reason}")
+        finally:
+            self._result_streams.pop(request_id, None)
+            error = self._ended_streams.pop(request_id, None)
+            if not finished:
+                with anyio.CancelScope(shield=True):
+                    await self._abandon(request_id, "cancelled")
+        if error is not None:
+            raise error
 
     def _related_id(self) -> RequestId | None:
         current = _current_request.get()
@@ -342,13 +403,40 @@ class Peer:
         if isinstance(payload, Request):
             await self._start_request(payload, received.info)
         elif isinstance(payload, (Response, ErrorResponse)):
-            self._resolve(payload)
+            if not self._result_streams or not await self._resolve_stream(payload):
+                self._resolve(payload)
         elif isinstance(payload, Notification):
             await self._handle_notification(payload, received.info)
         elif isinstance(payload, InvalidMessage):
             await self._answer_invalid(payload)
+        elif isinstance(payload, StreamEnd):
+            self._end_stream(payload)
         else:
             await self._start_batch(payload, received.info)
+
+    def _end_stream(self, end: StreamEnd) -> None:
+        result_stream = self._result_streams.pop(end.id, None)
+        if result_stream is not None:
+            self._ended_streams[end.id] = end.error
+            result_stream.close()
+            return
+        slot = self._pending.get(end.id)
+        if slot is not None and not slot.done:
+            slot.done = True
+            slot.error = end.error or ConnectionClosed(
+                "the response stream ended without an answer"
+            )
+            slot.event.set()
+
+    async def _resolve_stream(self, response: Response | ErrorResponse) -> bool:
+        result_stream = self._result_streams.get(response.id) if response.id is not None else None
+        if result_stream is None:
+            return False
+        try:
+            await result_stream.send(response)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
+        return True
 
     def _resolve(self, response: Response | ErrorResponse) -> None:
         slot = self._pending.get(response.id) if response.id is not None else None
@@ -373,7 +461,7 @@ class Peer:
         if isinstance(response, Response):
             slot.result = response.result
         else:
-            slot.error = response.error
+            slot.error = self.errors.refine(response.error)
         slot.event.set()
 
     async def _answer_invalid(self, invalid: InvalidMessage) -> None:
@@ -382,16 +470,21 @@ class Peer:
             await self._send_quietly(ErrorResponse(invalid.id, invalid.error), invalid.id)
 
     async def _start_request(self, request: Request, info: Any) -> None:
-        if self._in_flight >= self._max_queued:
+        # The scope is registered before a worker takes the request, so a cancel
+        # notification read right after the request still finds it.
+        scope = self._register(request.id)
+        try:
+            self._work_send.send_nowait((request, info, scope))
+        except anyio.WouldBlock:
+            self._unregister(request.id, scope)
             error = ServerError("Server overloaded: too many requests in flight")
             await self._send_quietly(ErrorResponse(request.id, error), request.id)
             return
-        assert self._task_group is not None
-        self._in_flight += 1
-        # The scope is registered before the task starts, so a cancel notification read
-        # right after the request still finds it.
-        scope = self._register(request.id)
-        self._task_group.start_soon(self._serve_request, request, info, scope)
+        # An item left in the buffer means no worker was waiting for it: add one.
+        if self._workers < self._max_workers and self._work_send.statistics().current_buffer_used:
+            assert self._task_group is not None
+            self._workers += 1
+            self._task_group.start_soon(self._worker)
 
     def _register(self, request_id: RequestId | None) -> anyio.CancelScope:
         scope = anyio.CancelScope()
@@ -399,13 +492,24 @@ class Peer:
             self._running[request_id] = scope
         return scope
 
-    async def _serve_request(self, request: Request, info: Any, scope: anyio.CancelScope) -> None:
+    def _unregister(self, request_id: RequestId | None, scope: anyio.CancelScope) -> None:
+        if request_id is not None and self._running.get(request_id) is scope:
+            del self._running[request_id]
+
+    async def _worker(self) -> None:
+        """Serve queued requests one after another (workers are reused, not respawned)."""
+        receive = self._work_receive.receive
         try:
-            response = await self._call_handler(request, info, scope)
+            while True:
+                try:
+                    request, info, scope = await receive()
+                except (anyio.EndOfStream, anyio.ClosedResourceError):
+                    return
+                response = await self._call_handler(request, info, scope)
+                if response is not None:
+                    await self._send_response(response)
         finally:
-            self._in_flight -= 1
-        if response is not None:
-            await self._send_response(response)
+            self._workers -= 1
 
     async def _call_handler(
         self, request: Request, info: Any, scope: anyio.CancelScope
@@ -415,8 +519,11 @@ class Peer:
         token = _current_request.set((self, request_id))
         try:
             with scope:
-                async with self._slots:
-                    return Response(request_id, await self._invoke(request, ctx))
+                result = await self._invoke(request, ctx)
+                if isinstance(result, AsyncIterator):
+                    await self._stream_results(request_id, result)
+                    return None
+                return Response(request_id, result)
         except Exception as exc:
             error = _json_rpc_error_in(exc)
             if error is None:
@@ -425,10 +532,32 @@ class Peer:
             return ErrorResponse(request_id, error)
         finally:
             _current_request.reset(token)
-            if request_id is not None and self._running.get(request_id) is scope:
-                del self._running[request_id]
+            self._unregister(request_id, scope)
         # Only reached when the request's own scope absorbed a cancellation.
         return ErrorResponse(request_id, RequestCancelled()) if self.answer_cancelled else None
+
+    async def _stream_results(
+        self, request_id: RequestId | None, results: AsyncIterator[Any]
+    ) -> None:
+        """Send each result of a streaming handler as a response to the same request."""
+        end_results = getattr(self.stream, "end_results", None)
+        if end_results is None or request_id is None:
+            aclose = getattr(results, "aclose", None)
+            if aclose is not None:
+                await aclose()
+            raise InternalError("Internal error: this transport cannot stream results")
+        try:
+            async for item in results:
+                await self.stream.send(Response(request_id, item), related_request_id=request_id)
+        except Exception as exc:
+            error = _json_rpc_error_in(exc)
+            if error is None:
+                logger.exception("%s: streaming handler failed", self.name)
+                error = InternalError("Internal error while streaming results")
+            await self._send_quietly(ErrorResponse(request_id, error), request_id)
+        finally:
+            with anyio.CancelScope(shield=True):
+                await end_results(request_id)
 
     async def _invoke(self, request: Request, ctx: RequestContext) -> Any:
         if self.request_filter is not None:
@@ -500,7 +629,6 @@ class Peer:
                 await self._send_quietly(errors, None)
             return
         assert self._task_group is not None
-        self._in_flight += len(requests)
         scopes = [self._register(request.id) for request in requests]
         self._task_group.start_soon(self._serve_batch, requests, scopes, errors, info)
 
@@ -514,10 +642,7 @@ class Peer:
         answers: list[Message | None] = [None] * len(requests)
 
         async def serve(index: int, request: Request, scope: anyio.CancelScope) -> None:
-            try:
-                answers[index] = await self._call_handler(request, info, scope)
-            finally:
-                self._in_flight -= 1
+            answers[index] = await self._call_handler(request, info, scope)
 
         async with anyio.create_task_group() as task_group:
             for index, request in enumerate(requests):

@@ -43,8 +43,9 @@ def _is_regular_file(fd: int) -> bool:
 class FdReceiveStream(anyio.abc.ByteReceiveStream):
     """Reads a pipe, tty or file descriptor without a thread (regular files read directly)."""
 
-    def __init__(self, fd: int) -> None:
+    def __init__(self, fd: int, *, close_fd: bool = False) -> None:
         self._fd = fd
+        self._close_fd = close_fd
         self._pollable = not _is_regular_file(fd)
         self._was_blocking = os.get_blocking(fd)
         if self._pollable:
@@ -70,6 +71,8 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
             if self._pollable:
                 anyio.notify_closing(self._fd)
                 os.set_blocking(self._fd, self._was_blocking)
+            if self._close_fd:
+                os.close(self._fd)
 
 
 class FdSendStream(anyio.abc.ByteSendStream):
@@ -138,13 +141,15 @@ class StdioProcess(NdjsonStream):
     def __init__(
         self,
         process: anyio.abc.Process,
+        stdout: FdReceiveStream,
+        stdin: FdSendStream,
         *,
         max_message_size: int,
         stderr_lines: int,
     ) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        super().__init__(process.stdout, process.stdin, max_message_size=max_message_size)
+        super().__init__(stdout, stdin, max_message_size=max_message_size)
         self.process = process
+        self.stdin = stdin
         self.stderr_tail: deque[str] = deque(maxlen=stderr_lines)
 
     async def receive(self) -> Received:
@@ -188,18 +193,33 @@ async def spawn_stdio(
     if env is not None or not inherit_env:
         full_env = dict(os.environ) if inherit_env else {}
         full_env.update(env or {})
+    # Our own pipes for stdin/stdout: written and read directly, like stdio_server does,
+    # without the extra checkpoints of a buffered stream wrapper.
+    child_stdin, to_child = os.pipe()
+    from_child, child_stdout = os.pipe()
     try:
         process = await anyio.open_process(
             list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
+            stdin=child_stdin,
+            stdout=child_stdout,
             stderr=subprocess.PIPE,
             env=full_env,
             cwd=cwd,
         )
     except OSError as exc:
+        for fd in (to_child, from_child):
+            os.close(fd)
         raise TransportError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from exc
-    stream = StdioProcess(process, max_message_size=max_message_size, stderr_lines=stderr_lines)
+    finally:
+        os.close(child_stdin)
+        os.close(child_stdout)
+    stream = StdioProcess(
+        process,
+        FdReceiveStream(from_child, close_fd=True),
+        FdSendStream(to_child, close_fd=True),
+        max_message_size=max_message_size,
+        stderr_lines=stderr_lines,
+    )
 
     async def drain_stderr() -> None:
         assert process.stderr is not None
@@ -228,10 +248,9 @@ async def spawn_stdio(
             tg.cancel_scope.cancel()
 
 
-async def _shut_down(process: anyio.abc.Process, stream: NdjsonStream, timeout: float) -> None:
-    assert process.stdin is not None
+async def _shut_down(process: anyio.abc.Process, stream: StdioProcess, timeout: float) -> None:
     try:
-        await process.stdin.aclose()
+        await stream.stdin.aclose()
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         pass
     with anyio.move_on_after(timeout):

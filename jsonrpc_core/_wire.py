@@ -8,7 +8,8 @@ Rules this module keeps:
    decoded JSON until a method descriptor validates them (one validation pass).
 3. `encode` writes compact UTF-8 JSON in one call; pydantic models anywhere inside
    ``params``/``result`` are dumped by alias with ``None`` fields left out, while plain
-   ``None`` values in dicts (``"result": null``) are kept.
+   ``None`` values in dicts (``"result": null``) are kept. Non-finite floats, which
+   JSON cannot carry, are written as ``null`` (as JavaScript's ``JSON.stringify`` does).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ __all__ = [
     "Request",
     "RequestId",
     "Response",
+    "StreamEnd",
     "encode",
     "encode_batch",
     "parse",
@@ -84,9 +86,22 @@ class InvalidMessage:
     respond: bool = True
 
 
+@dataclass(slots=True)
+class StreamEnd:
+    """Not a wire message: a transport's word that request ``id`` will get nothing more.
+
+    An HTTP client yields it when the response stream of a request closed (the end of
+    streamed results), or, with ``error``, when that request's stream failed and could
+    not be resumed; the peer then fails just that call. Never encoded.
+    """
+
+    id: RequestId
+    error: BaseException | None = None
+
+
 Message: TypeAlias = "Request | Notification | Response | ErrorResponse"
 Batch: TypeAlias = "list[Message | InvalidMessage]"
-Incoming: TypeAlias = "Message | InvalidMessage | Batch"
+Incoming: TypeAlias = "Message | InvalidMessage | Batch | StreamEnd"
 
 _ID_PATTERN = re.compile(rb'"id"\s*:\s*("(?:[^"\\]|\\.){0,256}"|-?\d{1,20})')
 
@@ -182,9 +197,13 @@ def _as_object(msg: Message) -> dict[str, Any]:
 
 def encode(msg: Message) -> bytes:
     """Serialise one message to compact UTF-8 JSON."""
-    return pydantic_core.to_json(_as_object(msg), by_alias=True, exclude_none=True)
+    return pydantic_core.to_json(
+        _as_object(msg), by_alias=True, exclude_none=True, inf_nan_mode="null"
+    )
 
 
 def encode_batch(msgs: list[Message]) -> bytes:
     """Serialise a batch (a JSON array of messages)."""
-    return pydantic_core.to_json([_as_object(m) for m in msgs], by_alias=True, exclude_none=True)
+    return pydantic_core.to_json(
+        [_as_object(m) for m in msgs], by_alias=True, exclude_none=True, inf_nan_mode="null"
+    )

@@ -18,22 +18,34 @@ from types import ModuleType
 from typing import Any
 
 import anyio
+import httpx
 
 from jsonrpc_core import (
     DEFAULT_MAX_MESSAGE_SIZE,
     FdReceiveStream,
     FdSendStream,
+    HTTPServerOptions,
+    HTTPSSETransport,
+    InMemoryEventStore,
+    JsonRpcHTTPApp,
     MessageStream,
     NdjsonStream,
     Peer,
+    Request,
+    Response,
+    SessionPolicy,
+    StreamableHTTPTransport,
     memory_pair,
     spawn_stdio,
 )
+from jsonrpc_core.testing import StreamingASGITransport
 
 ROOT = Path(__file__).resolve().parent.parent
 ECHO_SERVER = ROOT / "examples" / "jsonrpc" / "echo_server.py"
 
-TRANSPORTS = ["memory", "pipes", "subprocess"]
+STREAM_TRANSPORTS = ["memory", "pipes", "subprocess"]
+HTTP_TRANSPORTS = ["http-sse", "http-json", "http-stateless", "http+sse-legacy"]
+TRANSPORTS = STREAM_TRANSPORTS + HTTP_TRANSPORTS
 FRAMED = {"pipes", "subprocess"}
 
 
@@ -82,11 +94,69 @@ def _pipe_pair(max_message_size: int) -> tuple[NdjsonStream, NdjsonStream, list[
     return client, server, [client_read, server_read]
 
 
+def start_on_any_request(payload: Any) -> bool:
+    """Test session policy: a request without a session id opens a session."""
+    return isinstance(payload, Request)
+
+
+async def serve_echo(stream: MessageStream) -> None:
+    """Serve the echo example's methods on one connection."""
+    await Peer(stream, echo_example.registry, name="http-server").run()
+
+
+def http_app(kind: str, **options: Any) -> JsonRpcHTTPApp:
+    """The echo methods behind the HTTP server, configured for ``kind``."""
+    sessions = None if kind == "http-stateless" else SessionPolicy(is_start=start_on_any_request)
+    return JsonRpcHTTPApp(
+        serve_echo,
+        HTTPServerOptions(
+            path="/rpc",
+            sessions=sessions,
+            json_response=kind == "http-json",
+            event_store=InMemoryEventStore() if kind == "http-sse" else None,
+            retry_interval_ms=50,
+            legacy_sse_path="/sse" if kind == "http+sse-legacy" else None,
+            **options,
+        ),
+    )
+
+
+@asynccontextmanager
+async def connect_http(kind: str, **options: Any) -> AsyncIterator[Connection]:
+    """An in-process HTTP connection of ``kind`` (no sockets)."""
+    app = http_app(kind, **options)
+    transport = StreamingASGITransport(app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client:
+
+        async def kill() -> None:
+            app.close()
+
+        stream: Any
+        if kind == "http+sse-legacy":
+            stream = HTTPSSETransport("http://127.0.0.1/sse", client=client)
+        else:
+            stream = StreamableHTTPTransport(
+                "http://127.0.0.1/rpc", client=client, default_retry_ms=50
+            )
+        async with stream:
+            if kind not in ("http-stateless", "http+sse-legacy"):
+                # the first request opens the session, as MCP's initialize does
+                await stream.send(Request(0, "echo", ["open session"]))
+                with anyio.fail_after(10):
+                    while not isinstance((await stream.receive()).payload, Response):
+                        pass
+            yield Connection(kind, stream, kill)
+
+
 @asynccontextmanager
 async def connect(
     kind: str, *, max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
 ) -> AsyncIterator[Connection]:
     """A connection of ``kind`` to a server serving the echo example's methods."""
+    if kind in HTTP_TRANSPORTS:
+        async with connect_http(kind) as connection:
+            yield connection
+        return
     if kind == "subprocess":
         command = [sys.executable, str(ECHO_SERVER), "--max-message-size", str(max_message_size)]
         async with spawn_stdio(command, shutdown_timeout=5) as process:

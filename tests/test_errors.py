@@ -62,3 +62,27 @@ def test_malformed_error_objects_still_become_errors(obj: object) -> None:
     err = error_from_object(obj)
     assert isinstance(err, InternalError)
     assert "Malformed" in err.message
+
+
+def test_each_protocol_keeps_its_own_codes() -> None:
+    from jsonrpc_core import STANDARD_ERRORS, ErrorTable
+
+    mcp_like = ErrorTable("mcp-like", parent=STANDARD_ERRORS)
+    a2a_like = ErrorTable("a2a-like", parent=STANDARD_ERRORS)
+
+    @mcp_like.register
+    class ResourceMissing(JsonRpcError):
+        code = -32002
+
+    @a2a_like.register
+    class TaskNotCancelable(JsonRpcError):
+        code = -32002
+
+    raw = {"code": -32002, "message": "m", "data": [1]}
+    assert type(mcp_like.from_object(raw)) is ResourceMissing
+    assert type(a2a_like.from_object(raw)) is TaskNotCancelable
+    assert type(error_from_object(raw)) is ServerError
+    assert type(mcp_like.from_object({"code": -32601, "message": "x"})) is MethodNotFound
+    refined = a2a_like.refine(error_from_object(raw))
+    assert type(refined) is TaskNotCancelable
+    assert refined.data == [1]

@@ -147,24 +147,29 @@ async def test_concurrency_limit_is_respected() -> None:
 async def test_too_many_queued_requests_are_refused_at_once() -> None:
     registry = MethodRegistry()
     release = anyio.Event()
+    first_started = anyio.Event()
 
     async def block(params: Any, ctx: RequestContext) -> str:
+        first_started.set()
         await release.wait()
         return "done"
 
     registry.on("block", block)
     async with raw_client(registry, max_concurrency=1, max_queued=2) as stream:
         with anyio.fail_after(5):
-            for i in range(3):
+            await stream.send_raw(b'{"jsonrpc":"2.0","id":0,"method":"block"}')
+            await first_started.wait()
+            # one running, two waiting: the fourth is refused at once
+            for i in range(1, 4):
                 await stream.send_raw(b'{"jsonrpc":"2.0","id":%d,"method":"block"}' % i)
             refused = (await stream.receive()).payload
             assert isinstance(refused, ErrorResponse)
-            assert refused.id == 2
+            assert refused.id == 3
             assert isinstance(refused.error, ServerError)
             assert "overloaded" in refused.error.message
             release.set()
-            done = {(await stream.receive()).payload.id for _ in range(2)}  # type: ignore[union-attr]
-    assert done == {0, 1}
+            done = {(await stream.receive()).payload.id for _ in range(3)}  # type: ignore[union-attr]
+    assert done == {0, 1, 2}
 
 
 async def test_cancelled_request_without_answer_when_protocol_says_so() -> None:
@@ -399,3 +404,25 @@ async def test_late_answer_to_an_abandoned_request_is_not_a_warning(
             await anyio.sleep(0.3)
             assert await client.request("echo", [1]) == [1]
     assert not [r for r in caplog.records if "unknown request id" in r.getMessage()]
+
+
+async def test_peer_turns_error_codes_into_its_protocols_classes() -> None:
+    from jsonrpc_core import STANDARD_ERRORS, ErrorTable
+
+    table = ErrorTable("test", parent=STANDARD_ERRORS)
+
+    @table.register
+    class Busy(JsonRpcError):
+        code = -32077
+
+    registry = MethodRegistry()
+
+    def busy(params: Any, ctx: RequestContext) -> None:
+        raise JsonRpcError("busy now", code=-32077, data={"retry": 1})
+
+    registry.on("busy", busy)
+    a, b = memory_pair()
+    async with Peer(b, registry), Peer(a, errors=table) as client:
+        with pytest.raises(Busy) as caught:
+            await client.request("busy")
+    assert caught.value.data == {"retry": 1}

@@ -1,0 +1,492 @@
+"""JSON-RPC clients over HTTP: Streamable HTTP and the older HTTP+SSE transport.
+
+Both are `MessageStream`s built on httpx, used as async context managers::
+
+    async with StreamableHTTPTransport("http://127.0.0.1:8000/mcp") as stream:
+        async with Peer(stream) as peer:
+            ...
+
+Rules:
+
+1. ``send`` returns once the server accepted the POST; an HTTP error status is raised
+   from ``send`` (as the JSON-RPC error in the body when there is one, else as
+   `TransportError`), so the failing call learns it at once.
+2. An SSE response is read in the background. If it breaks, or the server closes it
+   before answering, the transport resumes it with ``Last-Event-ID`` after the
+   server's ``retry`` delay, up to ``max_reconnects`` times; when it cannot, only the
+   calls of that stream fail (with `StreamEnd` carrying the error).
+3. Nothing is ever delivered twice: events already seen are skipped by id.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from types import TracebackType
+from typing import Any
+from urllib.parse import urljoin
+
+import anyio
+import httpx
+from anyio.abc import TaskGroup
+
+from ._errors import JsonRpcError, TransportError
+from ._http_common import accepts
+from ._sse import SSEDecoder
+from ._transport import Received, encode_payload
+from ._wire import (
+    ErrorResponse,
+    Incoming,
+    InvalidMessage,
+    Message,
+    Request,
+    RequestId,
+    Response,
+    StreamEnd,
+    parse,
+)
+
+__all__ = ["HTTPSSETransport", "HTTPStatusError", "SessionExpired", "StreamableHTTPTransport"]
+
+logger = logging.getLogger("jsonrpc_core.http.client")
+
+_ACCEPT_BOTH = "application/json, text/event-stream"
+
+
+class HTTPStatusError(TransportError):
+    """The server answered with an HTTP error status.
+
+    ``error`` is the JSON-RPC error the body carried, if any (servers often explain a
+    400 or 403 that way, with a null id).
+    """
+
+    def __init__(self, status: int, message: str, error: JsonRpcError | None = None) -> None:
+        super().__init__(f"HTTP {status}: {message}" if message else f"HTTP {status}")
+        self.status = status
+        self.error = error
+
+
+class SessionExpired(HTTPStatusError):
+    """The server no longer knows our session (HTTP 404); start a new one."""
+
+
+def _error_from_response(status: int, body: bytes, request_id: Any) -> Exception:
+    """The JSON-RPC error meant for ``request_id``, else an `HTTPStatusError`."""
+    payload = parse(body) if body else None
+    if isinstance(payload, ErrorResponse):
+        if request_id is not None and payload.id == request_id:
+            return payload.error
+        return HTTPStatusError(status, payload.error.message, payload.error)
+    return HTTPStatusError(status, body.decode("utf-8", "replace").strip()[:300])
+
+
+class _Base:
+    """What both HTTP clients share: the httpx client, the inbound queue, the task group."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None,
+        auth: httpx.Auth | None,
+        timeout: float,
+        sse_read_timeout: float,
+        client: httpx.AsyncClient | None,
+    ) -> None:
+        self.url = url
+        self.headers: dict[str, str] = dict(headers or {})
+        self._auth = auth
+        self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
+        self._client = client
+        self._owns_client = client is None
+        self._inbound_send, self._inbound_receive = anyio.create_memory_object_stream[Received](256)
+        self._task_group: TaskGroup | None = None
+        self._background: set[anyio.CancelScope] = set()
+        self._closed = False
+
+    @property
+    def client(self) -> httpx.AsyncClient:
+        """The httpx client in use."""
+        assert self._client is not None, "use the transport as an async context manager"
+        return self._client
+
+    async def _open(self) -> None:
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self._timeout, auth=self._auth)
+            await self._client.__aenter__()
+        self._task_group = anyio.create_task_group()
+        await self._task_group.__aenter__()
+
+    def _start(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+        """Run ``func`` in the background under its own scope.
+
+        The task group's own scope also covers the code of whoever entered the
+        transport, so background work is cancelled through these scopes instead.
+        """
+
+        async def run() -> None:
+            with anyio.CancelScope() as scope:
+                self._background.add(scope)
+                try:
+                    await func(*args)
+                finally:
+                    self._background.discard(scope)
+
+        assert self._task_group is not None
+        self._task_group.start_soon(run)
+
+    def _stop(self) -> None:
+        """Stop delivering and cancel background streams (safe from any task)."""
+        self._closed = True
+        self._inbound_send.close()
+        for scope in list(self._background):
+            scope.cancel()
+
+    async def _exit(self) -> None:
+        """Leave the task group and close an owned client (in the task that entered)."""
+        self._stop()
+        if self._task_group is not None:
+            task_group, self._task_group = self._task_group, None
+            await task_group.__aexit__(None, None, None)
+        if self._owns_client and self._client is not None:
+            client, self._client = self._client, None
+            await client.__aexit__(None, None, None)
+
+    async def _deliver(self, payload: Incoming) -> None:
+        try:
+            await self._inbound_send.send(Received(payload))
+        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+            pass
+
+    async def receive(self) -> Received:
+        return await self._inbound_receive.receive()
+
+    def _request_headers(self, accept: str) -> dict[str, str]:
+        return {**self.headers, "accept": accept}
+
+
+class StreamableHTTPTransport(_Base):
+    """The client side of Streamable HTTP (see module rules).
+
+    ``headers`` is a live dict: protocol layers add headers after negotiation (MCP's
+    ``MCP-Protocol-Version``). ``session_header`` names the session id header; the id
+    is captured from responses and sent back on every request, and the session is
+    ended with DELETE on close. ``client`` may be given (for example one over
+    ``jsonrpc_core.testing.StreamingASGITransport``).
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: float = 30.0,
+        sse_read_timeout: float = 300.0,
+        client: httpx.AsyncClient | None = None,
+        session_header: str = "mcp-session-id",
+        standalone_stream: bool = True,
+        terminate_on_close: bool = True,
+        max_reconnects: int = 5,
+        default_retry_ms: int = 1000,
+    ) -> None:
+        super().__init__(
+            url,
+            headers=headers,
+            auth=auth,
+            timeout=timeout,
+            sse_read_timeout=sse_read_timeout,
+            client=client,
+        )
+        self.session_header = session_header
+        self.session_id: str | None = None
+        self.standalone_stream = standalone_stream
+        self.terminate_on_close = terminate_on_close
+        self.max_reconnects = max_reconnects
+        self.default_retry_ms = default_retry_ms
+        self._standalone_started = False
+        self._seen_event_ids: set[str] = set()
+
+    async def __aenter__(self) -> StreamableHTTPTransport:
+        await self._open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+        await self._exit()
+
+    async def aclose(self) -> None:
+        """End the session (DELETE) and stop every background stream."""
+        if self._closed:
+            return
+        self._closed = True
+        if self.terminate_on_close and self.session_id is not None and self._client is not None:
+            with anyio.move_on_after(5, shield=True):
+                try:
+                    await self._client.delete(
+                        self.url, headers={**self.headers, self.session_header: self.session_id}
+                    )
+                except httpx.HTTPError:
+                    pass
+        self._stop()
+
+    def _headers(self, accept: str) -> dict[str, str]:
+        headers = self._request_headers(accept)
+        if self.session_id is not None:
+            headers[self.session_header] = self.session_id
+        return headers
+
+    async def send(
+        self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
+    ) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        body = encode_payload(payload)
+        messages = payload if isinstance(payload, list) else [payload]
+        request_ids = [m.id for m in messages if isinstance(m, Request)]
+        headers = self._headers(_ACCEPT_BOTH)
+        headers["content-type"] = "application/json"
+        request = self.client.build_request("POST", self.url, content=body, headers=headers)
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
+        try:
+            await self._handle_post_response(response, request_ids)
+        except BaseException:
+            await response.aclose()
+            raise
+
+    async def _handle_post_response(self, response: httpx.Response, request_ids: list[Any]) -> None:
+        session_id = response.headers.get(self.session_header)
+        if session_id and session_id != self.session_id:
+            self.session_id = session_id
+        status = response.status_code
+        if status == 202 or (status == 200 and not request_ids):
+            await response.aclose()
+            return
+        if status >= 400:
+            body = await response.aread()
+            await response.aclose()
+            if status == 404 and self.session_id is not None:
+                raise SessionExpired(404, f"session {self.session_id} is no longer known")
+            raise _error_from_response(status, body, request_ids[0] if request_ids else None)
+        content_type = response.headers.get("content-type", "")
+        if content_type.startswith("application/json"):
+            body = await response.aread()
+            await response.aclose()
+            await self._deliver_payload(parse(body))
+        elif content_type.startswith("text/event-stream"):
+            self._start(self._read_post_stream, response, request_ids)
+        else:
+            await response.aclose()
+            raise TransportError(f"unexpected content type {content_type!r} from {self.url}")
+        self._maybe_open_standalone()
+
+    async def _deliver_payload(self, payload: Incoming) -> None:
+        if isinstance(payload, InvalidMessage):
+            logger.warning("invalid message from server: %s", payload.error.message)
+            return
+        await self._deliver(payload)
+
+    def _maybe_open_standalone(self) -> None:
+        if self.standalone_stream and self.session_id is not None and not self._standalone_started:
+            self._standalone_started = True
+            self._start(self._standalone_loop)
+
+    async def _read_events(
+        self, response: httpx.Response, decoder: SSEDecoder, unanswered: set[Any]
+    ) -> None:
+        """Read one SSE response to its end, delivering its messages."""
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in decoder.feed(chunk):
+                    if event.id is not None:
+                        if event.id in self._seen_event_ids:
+                            continue
+                        self._seen_event_ids.add(event.id)
+                    if event.event not in (None, "message") or not event.data:
+                        continue
+                    payload = parse(event.data)
+                    for message in payload if isinstance(payload, list) else [payload]:
+                        if isinstance(message, (Response, ErrorResponse)):
+                            unanswered.discard(message.id)
+                    await self._deliver_payload(payload)
+        finally:
+            await response.aclose()
+
+    async def _read_post_stream(self, response: httpx.Response, request_ids: list[Any]) -> None:
+        decoder = SSEDecoder()
+        unanswered = set(request_ids)
+        attempts = 0
+        error: BaseException | None = None
+        while True:
+            try:
+                await self._read_events(response, decoder, unanswered)
+                error = None
+            except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
+                error = TransportError(f"response stream broke: {exc!r}")
+            if not unanswered or decoder.last_event_id is None or attempts >= self.max_reconnects:
+                break
+            attempts += 1
+            await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
+            try:
+                response = await self._resume(decoder.last_event_id)
+            except TransportError as exc:
+                error = exc
+                break
+        for request_id in request_ids:
+            failure = error if request_id in unanswered else None
+            if request_id in unanswered and failure is None:
+                failure = TransportError("the server closed the response stream without answering")
+            await self._deliver(StreamEnd(request_id, failure))
+
+    async def _resume(self, last_event_id: str) -> httpx.Response:
+        headers = self._headers("text/event-stream")
+        headers["last-event-id"] = last_event_id
+        request = self.client.build_request("GET", self.url, headers=headers)
+        try:
+            response = await self.client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"cannot resume the stream: {exc!r}") from exc
+        if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
+            "text/event-stream"
+        ):
+            await response.aclose()
+            raise TransportError(f"cannot resume the stream: HTTP {response.status_code}")
+        return response
+
+    async def _standalone_loop(self) -> None:
+        decoder = SSEDecoder()
+        failures = 0
+        while not self._closed and failures <= self.max_reconnects:
+            headers = self._headers("text/event-stream")
+            if decoder.last_event_id:
+                headers["last-event-id"] = decoder.last_event_id
+            request = self.client.build_request("GET", self.url, headers=headers)
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError:
+                failures += 1
+                await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
+                continue
+            content_type = response.headers.get("content-type", "")
+            if response.status_code != 200 or not accepts(content_type, "text/event-stream"):
+                await response.aclose()
+                if response.status_code in (404, 405) or decoder.last_event_id is None:
+                    return
+                decoder.last_event_id = None
+                continue
+            failures = 0
+            try:
+                await self._read_events(response, decoder, set())
+            except (httpx.HTTPError, anyio.BrokenResourceError):
+                failures += 1
+            await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
+
+
+class HTTPSSETransport(_Base):
+    """The client side of MCP's HTTP+SSE transport (protocol 2024-11-05).
+
+    Opens the event stream at ``url``, waits for the ``endpoint`` event, then POSTs
+    each message there; every answer arrives on the event stream.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: float = 30.0,
+        sse_read_timeout: float = 300.0,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        super().__init__(
+            url,
+            headers=headers,
+            auth=auth,
+            timeout=timeout,
+            sse_read_timeout=sse_read_timeout,
+            client=client,
+        )
+        self.endpoint: str | None = None
+
+    async def __aenter__(self) -> HTTPSSETransport:
+        await self._open()
+        try:
+            request = self.client.build_request(
+                "GET", self.url, headers=self._request_headers("text/event-stream")
+            )
+            try:
+                response = await self.client.send(request, stream=True)
+            except httpx.HTTPError as exc:
+                raise TransportError(f"GET {self.url} failed: {exc!r}") from exc
+            if response.status_code != 200:
+                await response.aclose()
+                raise TransportError(f"GET {self.url}: HTTP {response.status_code}")
+            endpoint_known = anyio.Event()
+            self._start(self._read_stream, response, endpoint_known)
+            with anyio.fail_after(self._timeout.connect or 30):
+                await endpoint_known.wait()
+            if self.endpoint is None:
+                raise TransportError(f"{self.url} closed the stream before sending an endpoint")
+        except BaseException:
+            await self._exit()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self._exit()
+
+    async def aclose(self) -> None:
+        """Close the event stream."""
+        self._stop()
+
+    async def _read_stream(self, response: httpx.Response, endpoint_known: anyio.Event) -> None:
+        decoder = SSEDecoder()
+        try:
+            async for chunk in response.aiter_bytes():
+                for event in decoder.feed(chunk):
+                    if event.event == "endpoint":
+                        self.endpoint = urljoin(self.url, event.data.strip())
+                        endpoint_known.set()
+                    elif event.event in (None, "message") and event.data:
+                        payload = parse(event.data)
+                        if isinstance(payload, InvalidMessage):
+                            logger.warning("invalid message from server: %s", payload.error.message)
+                            continue
+                        await self._deliver(payload)
+        except httpx.HTTPError as exc:
+            logger.info("event stream from %s ended: %r", self.url, exc)
+        finally:
+            await response.aclose()
+            endpoint_known.set()
+            self._inbound_send.close()
+
+    async def send(
+        self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
+    ) -> None:
+        if self._closed or self.endpoint is None:
+            raise anyio.ClosedResourceError
+        headers = self._request_headers("application/json, text/event-stream")
+        headers["content-type"] = "application/json"
+        try:
+            response = await self.client.post(
+                self.endpoint, content=encode_payload(payload), headers=headers
+            )
+        except httpx.HTTPError as exc:
+            raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc
+        if response.status_code >= 400:
+            request_id = payload.id if isinstance(payload, Request) else None
+            raise _error_from_response(response.status_code, response.content, request_id)

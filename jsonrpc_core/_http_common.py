@@ -1,0 +1,251 @@
+"""Shared pieces of the HTTP transports: request info, errors, small ASGI helpers.
+
+Kept free of any protocol: MCP and A2A policies plug in through the hooks of
+`HTTPServerOptions` in ``_http_server``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import parse_qsl
+
+from ._errors import JsonRpcError
+
+__all__ = [
+    "ASGIApp",
+    "ASGIReceive",
+    "ASGIScope",
+    "ASGISend",
+    "HTTPError",
+    "HTTPRequest",
+    "HTTPRequestInfo",
+    "HTTPResponse",
+    "Route",
+    "SSEResponse",
+    "accepts",
+    "json_rpc_error_body",
+    "read_body",
+    "send_response",
+]
+
+ASGIScope = MutableMapping[str, Any]
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[ASGIScope, ASGIReceive, ASGISend], Awaitable[None]]
+
+
+class HTTPError(Exception):
+    """Answer the HTTP request with ``status``; ``error`` becomes a JSON-RPC error body.
+
+    Raised by transport checks and by layer hooks (a wrong protocol-version header,
+    a missing session). ``headers`` are added to the response (``WWW-Authenticate``).
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        error: JsonRpcError | None = None,
+        headers: Mapping[str, str] | None = None,
+        body: bytes | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.error = error
+        self.headers = dict(headers or {})
+        self.body = body
+
+
+@dataclass(slots=True)
+class HTTPRequestInfo:
+    """What a handler can learn about the HTTP request that carried its message.
+
+    Reaches handlers as ``ctx.info``. ``principal`` is what the token verifier
+    returned; ``session_id`` is ``None`` without sessions.
+    """
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    query: Mapping[str, str]
+    client: tuple[str, int] | None = None
+    session_id: str | None = None
+    principal: Any = None
+    state: dict[str, Any] = field(default_factory=dict)
+    close_sse_stream: Callable[[], None] | None = None
+
+    def header(self, name: str, default: str | None = None) -> str | None:
+        """A request header by case-insensitive name."""
+        return self.headers.get(name.lower(), default)
+
+
+def scope_headers(scope: ASGIScope) -> dict[str, str]:
+    """The request headers as a dict with lowercase names (repeated names joined by ', ')."""
+    headers: dict[str, str] = {}
+    for raw_name, raw_value in scope.get("headers", ()):
+        name = raw_name.decode("latin-1").lower()
+        value = raw_value.decode("latin-1")
+        headers[name] = f"{headers[name]}, {value}" if name in headers else value
+    return headers
+
+
+def scope_query(scope: ASGIScope) -> dict[str, str]:
+    """The query parameters (last value wins)."""
+    return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+
+
+def accepts(accept: str | None, media_type: str) -> bool:
+    """Whether an ``Accept`` header admits ``media_type`` (``*/*`` and ``type/*`` count)."""
+    if not accept:
+        return False
+    major = media_type.split("/", 1)[0]
+    for item in accept.split(","):
+        value = item.split(";", 1)[0].strip().lower()
+        if value in (media_type, "*/*", f"{major}/*"):
+            return True
+    return False
+
+
+def json_rpc_error_body(error: JsonRpcError, request_id: Any = None) -> bytes:
+    """A JSON-RPC error response as bytes (id ``null`` unless given)."""
+    return json.dumps({"jsonrpc": "2.0", "id": request_id, "error": error.to_object()}).encode()
+
+
+class BodyTooLarge(Exception):
+    """The request body exceeded the configured limit."""
+
+
+async def read_body(receive: ASGIReceive, limit: int) -> bytes:
+    """Read the whole request body; raises `BodyTooLarge` past ``limit`` bytes."""
+    chunks: list[bytes] = []
+    size = 0
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("client disconnected while sending the body")
+        chunk = message.get("body", b"")
+        if chunk:
+            size += len(chunk)
+            if size > limit:
+                raise BodyTooLarge
+            chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+
+
+async def send_response(
+    send: ASGISend,
+    status: int,
+    body: bytes = b"",
+    *,
+    content_type: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    """Send a complete HTTP response."""
+    raw_headers = [(b"content-length", str(len(body)).encode())]
+    if content_type is not None:
+        raw_headers.append((b"content-type", content_type.encode()))
+    for name, value in (headers or {}).items():
+        raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+    await send({"type": "http.response.start", "status": status, "headers": raw_headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@dataclass(slots=True)
+class HTTPRequest:
+    """A request to an extra route, body already read."""
+
+    method: str
+    path: str
+    headers: Mapping[str, str]
+    query: Mapping[str, str]
+    body: bytes
+    path_params: dict[str, str]
+    info: HTTPRequestInfo
+
+    def json(self) -> Any:
+        """The body parsed as JSON (raises ``ValueError`` if it is not)."""
+        return json.loads(self.body)
+
+
+@dataclass(slots=True)
+class HTTPResponse:
+    """A complete response from an extra route."""
+
+    status: int = 200
+    body: bytes = b""
+    content_type: str | None = "application/json"
+    headers: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def json(
+        cls, value: Any, status: int = 200, headers: dict[str, str] | None = None
+    ) -> HTTPResponse:
+        """A JSON response from any JSON-serialisable value (pydantic models included)."""
+        import pydantic_core
+
+        body = pydantic_core.to_json(value, by_alias=True, exclude_none=True)
+        return cls(status, body, "application/json", dict(headers or {}))
+
+
+@dataclass(slots=True)
+class SSEResponse:
+    """A streamed ``text/event-stream`` response from an extra route.
+
+    ``events`` yields already-encoded SSE events (see `encode_event`).
+    """
+
+    events: AsyncIterator[bytes]
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+RouteHandler = Callable[[HTTPRequest], Awaitable["HTTPResponse | SSEResponse"]]
+
+
+@dataclass(slots=True)
+class Route:
+    """An extra HTTP route served beside the JSON-RPC endpoint.
+
+    ``path`` may hold ``{name}`` segments (``/tasks/{id}``); a segment may also carry a
+    literal suffix (``/tasks/{id}:cancel``).
+    """
+
+    path: str
+    methods: tuple[str, ...]
+    handler: RouteHandler
+    _parts: list[tuple[str, str, str]] = field(default_factory=list, repr=False)
+
+    def __post_init__(self) -> None:
+        self._parts = []
+        for segment in self.path.strip("/").split("/"):
+            if segment.startswith("{") and "}" in segment:
+                name, _, suffix = segment[1:].partition("}")
+                self._parts.append(("param", name, suffix))
+            else:
+                self._parts.append(("literal", segment, ""))
+
+    def match(self, path: str) -> dict[str, str] | None:
+        """The path parameters if ``path`` matches, else ``None``."""
+        segments = path.strip("/").split("/")
+        if len(segments) != len(self._parts):
+            return None
+        params: dict[str, str] = {}
+        for segment, (kind, name, suffix) in zip(segments, self._parts, strict=True):
+            if kind == "literal":
+                if segment != name:
+                    return None
+            else:
+                if suffix:
+                    if not segment.endswith(suffix) or len(segment) == len(suffix):
+                        return None
+                    segment = segment[: -len(suffix)]
+                if not segment:
+                    return None
+                params[name] = segment
+        return params

@@ -1,0 +1,99 @@
+"""Serving ASGI apps with uvicorn: on 127.0.0.1 unless told otherwise."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from collections.abc import AsyncIterator, Generator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+import anyio
+import anyio.to_thread
+
+from ._http_common import ASGIApp
+
+__all__ = ["running_server", "serve"]
+
+
+def _config(app: ASGIApp, host: str, port: int, log_level: str, **kwargs: Any) -> Any:
+    import uvicorn
+
+    return uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        ws="none",
+        timeout_graceful_shutdown=2,
+        **kwargs,
+    )
+
+
+def serve(
+    app: ASGIApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    log_level: str = "warning",
+    **uvicorn_options: Any,
+) -> None:
+    """Serve ``app`` until interrupted (blocking; uvicorn runs its own event loop)."""
+    import uvicorn
+
+    uvicorn.Server(_config(app, host, port, log_level, **uvicorn_options)).run()
+
+
+@contextmanager
+def _bound_socket(host: str, port: int) -> Generator[socket.socket, None, None]:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    try:
+        yield sock
+    finally:
+        sock.close()
+
+
+@asynccontextmanager
+async def running_server(
+    app: ASGIApp,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    log_level: str = "warning",
+    startup_timeout: float = 20.0,
+) -> AsyncIterator[str]:
+    """Run ``app`` under uvicorn in a background thread; yield its base URL.
+
+    Works from asyncio and trio alike (uvicorn keeps its own loop in the thread).
+    ``port=0`` picks a free port. The server is stopped on exit.
+    """
+    import uvicorn
+
+    with _bound_socket(host, port) as sock:
+        bound_port = sock.getsockname()[1]
+        server = uvicorn.Server(_config(app, host, bound_port, log_level))
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                server.run(sockets=[sock])
+            except BaseException as exc:  # surfaced to the caller below
+                failure.append(exc)
+
+        thread = threading.Thread(target=run, name=f"uvicorn-{bound_port}", daemon=True)
+        thread.start()
+        try:
+            with anyio.fail_after(startup_timeout):
+                while not server.started:
+                    if failure or not thread.is_alive():
+                        raise RuntimeError(f"uvicorn failed to start: {failure!r}")
+                    await anyio.sleep(0.01)
+            display_host = f"[{host}]" if ":" in host else host
+            yield f"http://{display_host}:{bound_port}"
+        finally:
+            server.should_exit = True
+            await anyio.to_thread.run_sync(thread.join, 10)

@@ -1,0 +1,731 @@
+"""The JSON-RPC HTTP server: Streamable HTTP and HTTP+SSE as one ASGI application.
+
+`JsonRpcHTTPApp` serves one JSON-RPC endpoint over Streamable HTTP (POST carries
+messages, answered as JSON or as an SSE stream; GET opens the standalone stream or
+resumes one with ``Last-Event-ID``; DELETE ends a session) and, optionally, the older
+HTTP+SSE transport (GET opens a stream that announces an ``endpoint``; POSTs there are
+answered on that stream). Protocol layers plug in through `HTTPServerOptions`: a
+session policy, a validation hook, the response mode per request, extra routes.
+
+Rules:
+
+1. Every request passes the Host/Origin check, then authentication, before its body
+   is read; the body is read with a size limit.
+2. A new session is registered only once its first request has been answered without
+   error (see ``_http_sessions``).
+3. A client that disconnects never cancels its request (MCP: disconnection is not
+   cancellation); its answer is stored for resumption when an event store is
+   configured, and dropped otherwise. The HTTP task itself ends at once.
+4. The app runs its Peers in its own task group, entered through ASGI lifespan or
+   `JsonRpcHTTPApp.running`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream
+
+from ._errors import InvalidRequest, JsonRpcError
+from ._event_store import EventStore
+from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+from ._http_channel import Outbox, ServerChannel, new_stream_id
+from ._http_common import (
+    ASGIReceive,
+    ASGIScope,
+    ASGISend,
+    BodyTooLarge,
+    HTTPError,
+    HTTPRequest,
+    HTTPRequestInfo,
+    HTTPResponse,
+    Route,
+    SSEResponse,
+    accepts,
+    json_rpc_error_body,
+    read_body,
+    scope_headers,
+    scope_query,
+    send_response,
+)
+from ._http_security import BearerAuth, OriginPolicy
+from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
+from ._sse import SSEEvent, encode_comment, encode_event
+from ._transport import MessageStream, Received
+from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, parse
+
+__all__ = ["HTTPServerOptions", "JsonRpcHTTPApp", "ServeConnection"]
+
+logger = logging.getLogger("jsonrpc_core.http")
+
+ServeConnection = Callable[[MessageStream], Awaitable[None]]
+"""Serve one connection until its stream ends (typically ``Peer(stream, ...).run()``)."""
+
+ValidateHook = Callable[[HTTPRequestInfo, Incoming, "HTTPSession | None"], Any]
+ResponseModeHook = Callable[[Request, HTTPRequestInfo], "Literal['json', 'sse'] | None"]
+
+_SSE_HEADERS = {
+    "cache-control": "no-cache, no-transform",
+    "x-accel-buffering": "no",
+}
+
+
+@dataclass
+class HTTPServerOptions:
+    """Everything a protocol layer or user can set on the HTTP server.
+
+    ``sessions`` ``None`` means stateless: no per-client state at all, each POST is
+    self-contained and GET/DELETE get 405. ``validate`` runs on every parsed POST and
+    may raise `HTTPError` (an HTTP status) or `JsonRpcError` (a JSON-RPC error in a
+    200 response). ``response_mode`` picks JSON or SSE per request; requests named in
+    ``streaming_methods`` may be answered with several results (A2A streaming).
+    """
+
+    path: str = "/mcp"
+    sessions: SessionPolicy | None = None
+    json_response: bool = False
+    standalone_stream: bool = True
+    legacy_sse_path: str | None = None
+    legacy_messages_path: str = "/messages"
+    max_body_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    event_store: EventStore | None = None
+    retry_interval_ms: int | None = None
+    idle_timeout: float = 1800.0
+    max_sessions: int = 10_000
+    origin_policy: OriginPolicy | None = field(default_factory=OriginPolicy.loopback)
+    auth: BearerAuth | None = None
+    routes: Sequence[Route] = ()
+    allow_batch: bool = True
+    require_accept: bool = True
+    event_name: str | None = "message"
+    validate: ValidateHook | None = None
+    response_mode: ResponseModeHook | None = None
+    streaming_methods: frozenset[str] = frozenset()
+    session_header_on: Literal["start", "all"] = "start"
+
+
+class JsonRpcHTTPApp:
+    """An ASGI app serving JSON-RPC over Streamable HTTP (and HTTP+SSE if enabled)."""
+
+    def __init__(self, serve: ServeConnection, options: HTTPServerOptions | None = None) -> None:
+        self.serve_connection = serve
+        self.options = options or HTTPServerOptions()
+        self.sessions = SessionTable(
+            max_sessions=self.options.max_sessions, idle_timeout=self.options.idle_timeout
+        )
+        self._task_group: TaskGroup | None = None
+        self._shared: ServerChannel | None = None
+        self._endpoint = self.options.path.rstrip("/") or "/"
+
+    # -- lifetime ------------------------------------------------------------------
+
+    @property
+    def started(self) -> bool:
+        """Whether the app is running (inside lifespan or `running`)."""
+        return self._task_group is not None
+
+    def close(self) -> None:
+        """Stop serving: end every session and stream; later requests get 503."""
+        for session in self.sessions.all():
+            self.sessions.remove(session.id)
+            session.close()
+        if self._shared is not None:
+            self._shared.close_inbound()
+        if self._task_group is not None:
+            self._task_group.cancel_scope.cancel()
+        self._task_group = None
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[JsonRpcHTTPApp]:
+        """Run the app's background work; lifespan does this for you under uvicorn."""
+        if self._task_group is not None:
+            yield self
+            return
+        async with anyio.create_task_group() as task_group:
+            self._task_group = task_group
+            if self.options.sessions is None:
+                shared = ServerChannel(standalone=None, remap_ids=True, max_buffered=256)
+                self._shared = shared
+
+                async def serve_shared() -> None:
+                    await self.serve_connection(shared)
+
+                task_group.start_soon(serve_shared)
+            if self.options.sessions is not None:
+                task_group.start_soon(self._reap_idle_sessions)
+            try:
+                yield self
+            finally:
+                for session in self.sessions.all():
+                    session.close()
+                if self._shared is not None:
+                    self._shared.close_inbound()
+                task_group.cancel_scope.cancel()
+                self._task_group = None
+                self._shared = None
+
+    async def _reap_idle_sessions(self) -> None:
+        interval = max(0.05, min(self.options.idle_timeout / 4, 30.0))
+        while True:
+            await anyio.sleep(interval)
+            for session in self.sessions.expired():
+                logger.info(
+                    "session %s expired after %.0f s idle", session.id, self.options.idle_timeout
+                )
+                self.sessions.remove(session.id)
+                session.close()
+
+    async def _lifespan(self, receive: ASGIReceive, send: ASGISend) -> None:
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        try:
+            async with self.running():
+                await send({"type": "lifespan.startup.complete"})
+                while (await receive())["type"] != "lifespan.shutdown":
+                    pass
+        except Exception as exc:
+            await send({"type": "lifespan.shutdown.failed", "message": str(exc)})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+    # -- dispatch ------------------------------------------------------------------
+
+    async def __call__(self, scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        headers = scope_headers(scope)
+        info = HTTPRequestInfo(
+            method=scope["method"],
+            path=scope["path"],
+            headers=headers,
+            query=scope_query(scope),
+            client=tuple(scope["client"]) if scope.get("client") else None,
+        )
+        try:
+            await self._dispatch(scope, receive, send, info)
+        except HTTPError as exc:
+            await self._send_http_error(send, exc)
+
+    async def _send_http_error(self, send: ASGISend, exc: HTTPError) -> None:
+        body = exc.body
+        if body is None:
+            body = json_rpc_error_body(exc.error or JsonRpcError(exc.message, code=-32000))
+        await send_response(
+            send, exc.status, body, content_type="application/json", headers=exc.headers
+        )
+
+    async def _dispatch(
+        self, scope: ASGIScope, receive: ASGIReceive, send: ASGISend, info: HTTPRequestInfo
+    ) -> None:
+        options = self.options
+        if options.origin_policy is not None:
+            options.origin_policy.check(info.headers)
+        path = info.path.rstrip("/") or "/"
+        if path == self._endpoint:
+            if self._task_group is None:
+                raise HTTPError(503, "Server not started: serve it with lifespan or app.running()")
+            if options.auth is not None:
+                info.principal = await options.auth.authenticate(info.headers)
+            method = info.method
+            if method == "POST":
+                await self._post(receive, send, info)
+            elif method == "GET":
+                await self._get(receive, send, info)
+            elif method == "DELETE":
+                await self._delete(send, info)
+            else:
+                raise HTTPError(405, "Method not allowed", headers={"allow": "GET, POST, DELETE"})
+            return
+        if options.legacy_sse_path is not None and path in (
+            options.legacy_sse_path.rstrip("/"),
+            options.legacy_messages_path.rstrip("/"),
+        ):
+            if self._task_group is None:
+                raise HTTPError(503, "Server not started: serve it with lifespan or app.running()")
+            if options.auth is not None:
+                info.principal = await options.auth.authenticate(info.headers)
+            if path == options.legacy_sse_path.rstrip("/") and info.method == "GET":
+                await self._legacy_stream(scope, receive, send, info)
+            elif path == options.legacy_messages_path.rstrip("/") and info.method == "POST":
+                await self._legacy_post(receive, send, info)
+            else:
+                raise HTTPError(405, "Method not allowed")
+            return
+        for route in options.routes:
+            params = route.match(info.path)
+            if params is None:
+                continue
+            if info.method not in route.methods:
+                raise HTTPError(
+                    405, "Method not allowed", headers={"allow": ", ".join(route.methods)}
+                )
+            await self._extra_route(route, params, receive, send, info)
+            return
+        raise HTTPError(404, "Not found")
+
+    # -- POST ----------------------------------------------------------------------
+
+    async def _read_payload(self, receive: ASGIReceive, info: HTTPRequestInfo) -> Incoming:
+        content_type = info.headers.get("content-type", "")
+        if content_type.split(";", 1)[0].strip().lower() != "application/json":
+            raise HTTPError(415, "Unsupported Media Type: Content-Type must be application/json")
+        length = info.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > self.options.max_body_size:
+            raise HTTPError(413, f"Payload Too Large: limit is {self.options.max_body_size} bytes")
+        try:
+            body = await read_body(receive, self.options.max_body_size)
+        except BodyTooLarge:
+            raise HTTPError(
+                413, f"Payload Too Large: limit is {self.options.max_body_size} bytes"
+            ) from None
+        payload = parse(body)
+        if isinstance(payload, InvalidMessage):
+            raise HTTPError(400, payload.error.message, error=payload.error)
+        if isinstance(payload, list):
+            if not self.options.allow_batch:
+                raise HTTPError(
+                    400,
+                    "Batches are not supported",
+                    error=InvalidRequest("Invalid Request: batches are not supported"),
+                )
+            invalid = [m for m in payload if isinstance(m, InvalidMessage)]
+            if invalid and len(invalid) == len(payload):
+                raise HTTPError(400, invalid[0].error.message, error=invalid[0].error)
+        return payload
+
+    def _check_post_accept(self, info: HTTPRequestInfo) -> None:
+        if not self.options.require_accept:
+            return
+        accept = info.headers.get("accept")
+        if not (accepts(accept, "application/json") and accepts(accept, "text/event-stream")):
+            raise HTTPError(
+                406, "Not Acceptable: Accept must list application/json and text/event-stream"
+            )
+
+    async def _post(self, receive: ASGIReceive, send: ASGISend, info: HTTPRequestInfo) -> None:
+        options = self.options
+        self._check_post_accept(info)
+        payload = await self._read_payload(receive, info)
+        session, provisional = self._session_for_post(info, payload)
+        channel = self._shared if session is None else session.channel
+        assert channel is not None
+        if session is not None:
+            info.session_id = session.id
+        if options.validate is not None:
+            try:
+                outcome = options.validate(info, payload, session)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except JsonRpcError as exc:
+                request_id = payload.id if isinstance(payload, Request) else None
+                if provisional:
+                    session.close()  # type: ignore[union-attr]
+                await send_response(
+                    send, 200, json_rpc_error_body(exc, request_id), content_type="application/json"
+                )
+                return
+            except HTTPError:
+                if provisional:
+                    session.close()  # type: ignore[union-attr]
+                raise
+        items = payload if isinstance(payload, list) else [payload]
+        requests = [m for m in items if isinstance(m, Request)]
+        if not requests:
+            await channel.deliver_inbound(Received(payload, info))
+            await send_response(send, 202)
+            return
+        json_mode = self._json_mode(requests, info)
+        outbox = Outbox(
+            new_stream_id(),
+            json_mode=json_mode,
+            event_store=None if json_mode else options.event_store,
+            event_name=options.event_name,
+        )
+        try:
+            for request in requests:
+                channel.route(request, outbox, streamed=request.method in options.streaming_methods)
+        except ValueError as exc:
+            channel.unroute(outbox)
+            raise HTTPError(
+                400, str(exc), error=InvalidRequest(f"Invalid Request: {exc}")
+            ) from None
+        if session is not None:
+            session.active_requests += 1
+            session.touch()
+        try:
+            queue = None if json_mode else outbox.attach(with_backlog=False)
+            await channel.deliver_inbound(Received(payload, info))
+            headers = await self._session_headers(session, provisional, outbox, receive)
+            if headers is None:
+                return
+            if json_mode:
+                await self._answer_json(
+                    send, receive, outbox, headers, batch=isinstance(payload, list)
+                )
+            else:
+                assert queue is not None
+                info.close_sse_stream = outbox.detach
+                await self._write_sse(send, receive, outbox, queue, headers, prime=True)
+        finally:
+            if session is not None:
+                session.active_requests -= 1
+                session.touch()
+
+    def _json_mode(self, requests: list[Request], info: HTTPRequestInfo) -> bool:
+        hook = self.options.response_mode
+        if hook is not None:
+            modes = {hook(request, info) for request in requests}
+            if "sse" in modes:
+                return False
+            if "json" in modes:
+                return True
+        return self.options.json_response
+
+    def _session_for_post(
+        self, info: HTTPRequestInfo, payload: Incoming
+    ) -> tuple[HTTPSession | None, bool]:
+        policy = self.options.sessions
+        if policy is None:
+            return None, False
+        session_id = info.headers.get(policy.header)
+        if session_id:
+            session = self.sessions.get(session_id)
+            if session is None:
+                raise HTTPError(404, "Session not found: it has expired or was terminated")
+            if session.principal is not None and session.principal != info.principal:
+                raise HTTPError(404, "Session not found: it belongs to another principal")
+            return session, False
+        if not policy.is_start(payload):
+            raise HTTPError(400, f"Bad Request: missing {policy.header} header")
+        if self.sessions.full:
+            raise HTTPError(503, "Service Unavailable: too many sessions")
+        return self._open_session(policy, info), True
+
+    def _open_session(self, policy: SessionPolicy, info: HTTPRequestInfo) -> HTTPSession:
+        standalone = Outbox(
+            new_stream_id(),
+            json_mode=False,
+            event_store=self.options.event_store,
+            event_name=self.options.event_name,
+            standalone=True,
+        )
+        channel = ServerChannel(standalone=standalone)
+        session = HTTPSession(policy.new_id(), channel, standalone, principal=info.principal)
+        assert self._task_group is not None
+        self._task_group.start_soon(self._run_session, session)
+        return session
+
+    async def _run_session(self, session: HTTPSession) -> None:
+        try:
+            with session.cancel_scope:
+                await self.serve_connection(session.channel)
+        finally:
+            if self.sessions.get(session.id) is session:
+                self.sessions.remove(session.id)
+            session.close()
+
+    async def _session_headers(
+        self,
+        session: HTTPSession | None,
+        provisional: bool,
+        outbox: Outbox,
+        receive: ASGIReceive,
+    ) -> dict[str, str] | None:
+        """Response headers; for a new session, wait for its first answer to decide."""
+        policy = self.options.sessions
+        if session is None or policy is None:
+            return {}
+        if not provisional:
+            return {policy.header: session.id} if self.options.session_header_on == "all" else {}
+        disconnected = await _wait_or_disconnect(outbox.first_message.wait, receive)
+        if disconnected:
+            session.close()
+            return None
+        if isinstance(outbox.first_payload, ErrorResponse):
+            session.close()
+            return {}
+        self.sessions.add(session)
+        return {policy.header: session.id}
+
+    async def _answer_json(
+        self,
+        send: ASGISend,
+        receive: ASGIReceive,
+        outbox: Outbox,
+        headers: dict[str, str],
+        *,
+        batch: bool,
+    ) -> None:
+        if await _wait_or_disconnect(outbox.done.wait, receive):
+            return
+        if not outbox.responses:
+            raise HTTPError(503, "Service Unavailable: the session ended before answering")
+        if batch:
+            body = b"[" + b",".join(outbox.responses) + b"]"
+        else:
+            body = outbox.responses[0]
+        await send_response(send, 200, body, content_type="application/json", headers=headers)
+
+    async def _write_sse(
+        self,
+        send: ASGISend,
+        receive: ASGIReceive,
+        outbox: Outbox,
+        queue: MemoryObjectReceiveStream[tuple[str | None, bytes]],
+        headers: dict[str, str],
+        *,
+        prime: bool,
+        before: Sequence[bytes] = (),
+        skip_ids: frozenset[str] = frozenset(),
+    ) -> None:
+        raw_headers = [(b"content-type", b"text/event-stream")]
+        for name, value in {**_SSE_HEADERS, **headers}.items():
+            raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+        store = outbox.event_store
+        async with anyio.create_task_group() as task_group:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                task_group.cancel_scope.cancel()
+
+            task_group.start_soon(watch_disconnect)
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
+                if prime and store is not None:
+                    priming_id = await store.append(outbox.stream_id, b"")
+                    event = SSEEvent("", None, priming_id, self.options.retry_interval_ms)
+                    await send(_chunk(encode_event(event)))
+                else:
+                    await send(_chunk(encode_comment()))
+                for data in before:
+                    await send(_chunk(data))
+                async with queue:
+                    async for event_id, data in queue:
+                        if event_id is not None and event_id in skip_ids:
+                            continue
+                        await send(_chunk(data))
+                if not outbox.done.is_set() and self.options.retry_interval_ms is not None:
+                    # Closed early by the server: tell the client when to resume.
+                    await send(_chunk(f"retry: {self.options.retry_interval_ms}\n\n".encode()))
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            finally:
+                task_group.cancel_scope.cancel()
+
+    # -- GET and DELETE ------------------------------------------------------------
+
+    def _session_for_stream(self, info: HTTPRequestInfo) -> HTTPSession:
+        policy = self.options.sessions
+        if policy is None:
+            raise HTTPError(
+                405, "Method not allowed: this server is stateless", headers={"allow": "POST"}
+            )
+        session_id = info.headers.get(policy.header)
+        if not session_id:
+            raise HTTPError(400, f"Bad Request: missing {policy.header} header")
+        session = self.sessions.get(session_id)
+        if session is None:
+            raise HTTPError(404, "Session not found: it has expired or was terminated")
+        if session.principal is not None and session.principal != info.principal:
+            raise HTTPError(404, "Session not found: it belongs to another principal")
+        info.session_id = session.id
+        return session
+
+    async def _get(self, receive: ASGIReceive, send: ASGISend, info: HTTPRequestInfo) -> None:
+        if not accepts(info.headers.get("accept"), "text/event-stream"):
+            raise HTTPError(406, "Not Acceptable: Accept must list text/event-stream")
+        if not self.options.standalone_stream:
+            raise HTTPError(
+                405,
+                "Method not allowed: no standalone stream here",
+                headers={"allow": "POST, DELETE"},
+            )
+        session = self._session_for_stream(info)
+        session.touch()
+        last_event_id = info.headers.get("last-event-id")
+        if last_event_id and self.options.event_store is not None:
+            await self._resume(send, receive, session, last_event_id)
+            return
+        if session.standalone.attached:
+            raise HTTPError(409, "Conflict: a standalone stream is already open for this session")
+        queue = session.standalone.attach(with_backlog=True)
+        try:
+            await self._write_sse(send, receive, session.standalone, queue, {}, prime=True)
+        finally:
+            session.touch()
+
+    async def _resume(
+        self, send: ASGISend, receive: ASGIReceive, session: HTTPSession, last_event_id: str
+    ) -> None:
+        store = self.options.event_store
+        assert store is not None
+        outbox = self._find_outbox(session, last_event_id)
+        # Attach first, replay second: anything stored meanwhile is in both, and the
+        # replayed ids are skipped from the live queue.
+        queue = outbox.attach(with_backlog=False) if outbox is not None else None
+        replay = await store.replay_after(last_event_id)
+        if replay is None:
+            if outbox is not None:
+                outbox.detach()
+            raise HTTPError(404, "Unknown Last-Event-ID: nothing to resume")
+        if outbox is None:
+            done_send, queue = anyio.create_memory_object_stream[tuple[str | None, bytes]](0)
+            done_send.close()
+            outbox = Outbox(replay.stream_id, json_mode=False, event_name=self.options.event_name)
+            outbox.done.set()
+        assert queue is not None
+        events = [outbox.render(event_id, data) for event_id, data in replay.events if data]
+        skip = frozenset(event_id for event_id, _ in replay.events)
+        session.active_requests += 1
+        try:
+            await self._write_sse(
+                send, receive, outbox, queue, {}, prime=False, before=events, skip_ids=skip
+            )
+        finally:
+            session.active_requests -= 1
+            session.touch()
+
+    def _find_outbox(self, session: HTTPSession, last_event_id: str) -> Outbox | None:
+        stream_id = last_event_id.rpartition(":")[0]
+        if session.standalone.stream_id == stream_id:
+            return session.standalone
+        for outbox in session.channel.routes.values():
+            if outbox.stream_id == stream_id:
+                return outbox
+        return None
+
+    async def _delete(self, send: ASGISend, info: HTTPRequestInfo) -> None:
+        session = self._session_for_stream(info)
+        self.sessions.remove(session.id)
+        session.close()
+        await send_response(send, 200)
+
+    # -- HTTP+SSE (2024-11-05) -----------------------------------------------------
+
+    async def _legacy_stream(
+        self, scope: ASGIScope, receive: ASGIReceive, send: ASGISend, info: HTTPRequestInfo
+    ) -> None:
+        if not accepts(info.headers.get("accept", "text/event-stream"), "text/event-stream"):
+            raise HTTPError(406, "Not Acceptable: Accept must list text/event-stream")
+        if self.sessions.full:
+            raise HTTPError(503, "Service Unavailable: too many sessions")
+        standalone = Outbox(new_stream_id(), json_mode=False, event_name="message", standalone=True)
+        channel = ServerChannel(standalone=standalone, legacy=True)
+        session = HTTPSession(new_stream_id(), channel, standalone, principal=info.principal)
+        self.sessions.add(session)
+        assert self._task_group is not None
+        self._task_group.start_soon(self._run_session, session)
+        root = scope.get("root_path", "")
+        endpoint = f"{root}{self.options.legacy_messages_path}?session_id={session.id}"
+        announce = encode_event(SSEEvent(endpoint, "endpoint"))
+        queue = standalone.attach(with_backlog=True)
+        try:
+            await self._write_sse(
+                send, receive, standalone, queue, {}, prime=False, before=[announce]
+            )
+        finally:
+            self.sessions.remove(session.id)
+            session.close()
+
+    async def _legacy_post(
+        self, receive: ASGIReceive, send: ASGISend, info: HTTPRequestInfo
+    ) -> None:
+        session_id = info.query.get("session_id")
+        if not session_id:
+            raise HTTPError(400, "Bad Request: missing session_id")
+        session = self.sessions.get(session_id)
+        if session is None or not session.channel.legacy:
+            raise HTTPError(404, "Session not found")
+        if session.principal is not None and session.principal != info.principal:
+            raise HTTPError(404, "Session not found")
+        payload = await self._read_payload(receive, info)
+        info.session_id = session.id
+        if self.options.validate is not None:
+            outcome = self.options.validate(info, payload, session)
+            if inspect.isawaitable(outcome):
+                await outcome
+        session.touch()
+        await session.channel.deliver_inbound(Received(payload, info))
+        await send_response(send, 202, b"Accepted", content_type="text/plain")
+
+    # -- extra routes --------------------------------------------------------------
+
+    async def _extra_route(
+        self,
+        route: Route,
+        params: dict[str, str],
+        receive: ASGIReceive,
+        send: ASGISend,
+        info: HTTPRequestInfo,
+    ) -> None:
+        try:
+            body = await read_body(receive, self.options.max_body_size)
+        except BodyTooLarge:
+            raise HTTPError(413, "Payload Too Large") from None
+        request = HTTPRequest(info.method, info.path, info.headers, info.query, body, params, info)
+        response = await route.handler(request)
+        if isinstance(response, HTTPResponse):
+            await send_response(
+                send,
+                response.status,
+                response.body,
+                content_type=response.content_type,
+                headers=response.headers,
+            )
+            return
+        await self._stream_events(send, receive, response)
+
+    async def _stream_events(
+        self, send: ASGISend, receive: ASGIReceive, response: SSEResponse
+    ) -> None:
+        raw_headers = [(b"content-type", b"text/event-stream")]
+        for name, value in {**_SSE_HEADERS, **response.headers}.items():
+            raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+        async with anyio.create_task_group() as task_group:
+
+            async def watch_disconnect() -> None:
+                while (await receive())["type"] != "http.disconnect":
+                    pass
+                task_group.cancel_scope.cancel()
+
+            task_group.start_soon(watch_disconnect)
+            await send(
+                {"type": "http.response.start", "status": response.status, "headers": raw_headers}
+            )
+            async for data in response.events:
+                await send(_chunk(data))
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            task_group.cancel_scope.cancel()
+
+
+def _chunk(data: bytes) -> dict[str, Any]:
+    return {"type": "http.response.body", "body": data, "more_body": True}
+
+
+async def _wait_or_disconnect(wait: Callable[[], Awaitable[Any]], receive: ASGIReceive) -> bool:
+    """Wait for ``wait()``; ``True`` if the client disconnected first."""
+    disconnected = False
+    async with anyio.create_task_group() as task_group:
+
+        async def watch() -> None:
+            nonlocal disconnected
+            while (await receive())["type"] != "http.disconnect":
+                pass
+            disconnected = True
+            task_group.cancel_scope.cancel()
+
+        task_group.start_soon(watch)
+        await wait()
+        task_group.cancel_scope.cancel()
+    return disconnected
