@@ -1,0 +1,185 @@
+"""The base model and the ProtoJSON scalar types every A2A 1.0 model is built from.
+
+Rules every model in `a2a_layer._types` keeps (a maintainer adding a field must too):
+
+1. Wire names are the proto's JSON names: the lowerCamelCase of the proto field name,
+   produced by the alias generator; Python attributes keep the proto's snake_case.
+2. A field the proto marks ``(google.api.field_behavior) = REQUIRED`` has no default.
+   Repeated fields a ProtoJSON writer may omit when empty (absent == empty) are the
+   exception: they default to ``[]`` and are always written.
+3. Every other message, string, enum and ``optional`` scalar defaults to ``None``, and
+   ``None`` never reaches the wire (rpcweave dumps with ``exclude_none=True``).
+4. A proto3 ``bool`` without ``optional`` defaults to ``False`` (ProtoJSON: absent ==
+   false) and is written as ``false``.
+5. ``int32`` fields accept JSON numbers and decimal strings (ProtoJSON reads both) and
+   are written as numbers; there are no ``int64`` fields in A2A 1.0.
+6. ``bytes`` are base64 in JSON (standard or URL-safe alphabet, padding optional on
+   input; standard with padding on output).
+7. Timestamps are RFC 3339; input with an offset is normalised to UTC; output is
+   ``...Z`` with milliseconds (microseconds when the value has them).
+8. Unknown fields are ignored (spec 5.7); unknown enum *values* are rejected, since a
+   filter such as ``status=TASK_STATE_RUNNING`` must fail (spec 6.5).
+9. A ``oneof`` is told by which member is present; exactly one must be set.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import enum
+from collections.abc import Iterable
+from datetime import datetime, timezone
+from typing import Annotated, Any
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+)
+from pydantic.alias_generators import to_camel
+
+__all__ = [
+    "A2AModel",
+    "Base64Bytes",
+    "HistoryLength",
+    "Int32",
+    "LenientEnum",
+    "Struct",
+    "Timestamp",
+    "format_timestamp",
+]
+
+Struct = dict[str, Any]
+"""A ``google.protobuf.Struct``: a JSON object."""
+
+
+class A2AModel(BaseModel):
+    """Base of every A2A 1.0 object: camelCase on the wire, snake_case in Python."""
+
+    model_config = ConfigDict(
+        alias_generator=to_camel,
+        populate_by_name=True,
+        serialize_by_alias=True,
+        extra="ignore",
+        # Build validators on first use, not at import: keeps ``import a2a_layer`` cheap.
+        defer_build=True,
+    )
+
+    def _one_of(self, names: Iterable[str], what: str) -> str:
+        """Check that exactly one ``oneof`` member is set; return its name."""
+        names = tuple(names)
+        present = [n for n in names if getattr(self, n) is not None]
+        if len(present) != 1:
+            wire = ", ".join(to_camel(n) for n in names)
+            found = "none" if not present else ", ".join(to_camel(n) for n in present)
+            raise ValueError(f"{what} must have exactly one of {wire} (found {found})")
+        return present[0]
+
+
+# -- int32 ---------------------------------------------------------------------------------
+
+_INT32_MIN = -(2**31)
+_INT32_MAX = 2**31 - 1
+
+Int32 = Annotated[int, Field(ge=_INT32_MIN, le=_INT32_MAX)]
+"""A proto ``int32``: JSON number or decimal string in, number out."""
+
+HistoryLength = Annotated[int, Field(ge=0, le=_INT32_MAX)]
+"""``history_length``: 0 means no history, unset means no limit (spec 3.2.4)."""
+
+
+# -- bytes ---------------------------------------------------------------------------------
+
+
+def _decode_base64(value: Any) -> Any:
+    if not isinstance(value, str):
+        return value  # bytes pass through; anything else fails the bytes validator
+    text = value.strip().replace("-", "+").replace("_", "/")
+    text += "=" * (-len(text) % 4)
+    try:
+        return base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError):
+        raise ValueError("invalid base64 data") from None
+
+
+def _encode_base64(value: bytes) -> str:
+    return base64.b64encode(value).decode("ascii")
+
+
+Base64Bytes = Annotated[
+    bytes,
+    BeforeValidator(_decode_base64),
+    PlainSerializer(_encode_base64, return_type=str, when_used="json"),
+]
+"""A proto ``bytes`` field: a base64 string on the wire, `bytes` in Python.
+
+A `str` given in Python is taken as the wire form and decoded; pass `bytes` for raw data.
+"""
+
+
+# -- google.protobuf.Timestamp -------------------------------------------------------------
+
+
+def _to_utc(value: datetime) -> datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=timezone.utc)
+    return value.astimezone(timezone.utc)
+
+
+def format_timestamp(value: datetime) -> str:
+    """RFC 3339 in UTC with a ``Z``: milliseconds, or microseconds when present."""
+    value = _to_utc(value)
+    text = value.strftime("%Y-%m-%dT%H:%M:%S")
+    micros = value.microsecond
+    frac = f"{micros // 1000:03d}" if micros % 1000 == 0 else f"{micros:06d}"
+    return f"{text}.{frac}Z"
+
+
+Timestamp = Annotated[
+    datetime,
+    AfterValidator(_to_utc),
+    PlainSerializer(format_timestamp, return_type=str, when_used="json"),
+]
+"""A ``google.protobuf.Timestamp``: an aware UTC `datetime` in Python."""
+
+
+# -- enums ---------------------------------------------------------------------------------
+
+
+class LenientEnum(str, enum.Enum):
+    """A proto enum whose values are the proto names (what ProtoJSON writes).
+
+    Reading is lenient: the proto name in any case, the name without the enum's
+    prefix (``WORKING``), the 0.3 lowercase/kebab spelling (``input-required``), an
+    alias from ``_aliases()``, or the proto number are all accepted.
+    """
+
+    @classmethod
+    def _prefix(cls) -> str:
+        return ""
+
+    @classmethod
+    def _aliases(cls) -> dict[str, str]:
+        return {}
+
+    @classmethod
+    def _missing_(cls, value: object) -> Any:
+        if isinstance(value, bool):
+            return None
+        if isinstance(value, int):
+            members = list(cls)
+            return members[value] if 0 <= value < len(members) else None
+        if not isinstance(value, str):
+            return None
+        key = value.strip().upper().replace("-", "_").replace(" ", "_")
+        alias = cls._aliases().get(value.strip().lower())
+        for candidate in (key, cls._prefix() + key, alias):
+            if candidate is None:
+                continue
+            for member in cls:
+                if member.value == candidate:
+                    return member
+        return None

@@ -1,0 +1,143 @@
+"""A2A 1.0 objects as pydantic models, in ProtoJSON form (the proto is normative).
+
+Wire names are camelCase, enums are their proto names (``TASK_STATE_WORKING``,
+``ROLE_USER``), a `Part` is told by which member is present, and ``oneof`` wrappers
+(`StreamResponse`, `SendMessageResponse`, `SecurityScheme`, `OAuthFlows`) hold exactly
+one member. Serialise with ``pydantic_core.to_json(obj, by_alias=True,
+exclude_none=True)``; read with ``Model.model_validate(obj)``. The rules the models keep
+are listed in ``a2a_layer/_types/_base.py``.
+"""
+
+from ._types._agent_card import (
+    AgentCapabilities,
+    AgentCard,
+    AgentCardSignature,
+    AgentExtension,
+    AgentInterface,
+    AgentProvider,
+    AgentSkill,
+    ProtocolBinding,
+)
+from ._types._base import (
+    A2AModel,
+    Base64Bytes,
+    HistoryLength,
+    Int32,
+    LenientEnum,
+    Struct,
+    Timestamp,
+    format_timestamp,
+)
+from ._types._enums import INTERRUPTED_STATES, TERMINAL_STATES, Role, TaskState
+from ._types._events import (
+    SendMessageResponse,
+    StreamEvent,
+    StreamResponse,
+    TaskArtifactUpdateEvent,
+    TaskStatusUpdateEvent,
+)
+from ._types._message import Artifact, Message
+from ._types._parts import Part, PartKind
+from ._types._push import (
+    AuthenticationInfo,
+    DeleteTaskPushNotificationConfigRequest,
+    Empty,
+    GetTaskPushNotificationConfigRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    TaskPushNotificationConfig,
+)
+from ._types._requests import (
+    CancelTaskRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskRequest,
+    ListTasksRequest,
+    ListTasksResponse,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SubscribeToTaskRequest,
+)
+from ._types._security import (
+    APIKeySecurityScheme,
+    AuthorizationCodeOAuthFlow,
+    ClientCredentialsOAuthFlow,
+    DeviceCodeOAuthFlow,
+    HTTPAuthSecurityScheme,
+    ImplicitOAuthFlow,
+    MutualTlsSecurityScheme,
+    OAuth2SecurityScheme,
+    OAuthFlow,
+    OAuthFlows,
+    OpenIdConnectSecurityScheme,
+    PasswordOAuthFlow,
+    SchemeVariant,
+    SecurityRequirement,
+    SecurityScheme,
+    StringList,
+)
+from ._types._task import Task, TaskStatus
+
+__all__ = [
+    "INTERRUPTED_STATES",
+    "TERMINAL_STATES",
+    "A2AModel",
+    "APIKeySecurityScheme",
+    "AgentCapabilities",
+    "AgentCard",
+    "AgentCardSignature",
+    "AgentExtension",
+    "AgentInterface",
+    "AgentProvider",
+    "AgentSkill",
+    "Artifact",
+    "AuthenticationInfo",
+    "AuthorizationCodeOAuthFlow",
+    "Base64Bytes",
+    "CancelTaskRequest",
+    "ClientCredentialsOAuthFlow",
+    "DeleteTaskPushNotificationConfigRequest",
+    "DeviceCodeOAuthFlow",
+    "Empty",
+    "GetExtendedAgentCardRequest",
+    "GetTaskPushNotificationConfigRequest",
+    "GetTaskRequest",
+    "HTTPAuthSecurityScheme",
+    "HistoryLength",
+    "ImplicitOAuthFlow",
+    "Int32",
+    "LenientEnum",
+    "ListTaskPushNotificationConfigsRequest",
+    "ListTaskPushNotificationConfigsResponse",
+    "ListTasksRequest",
+    "ListTasksResponse",
+    "Message",
+    "MutualTlsSecurityScheme",
+    "OAuth2SecurityScheme",
+    "OAuthFlow",
+    "OAuthFlows",
+    "OpenIdConnectSecurityScheme",
+    "Part",
+    "PartKind",
+    "PasswordOAuthFlow",
+    "ProtocolBinding",
+    "Role",
+    "SchemeVariant",
+    "SecurityRequirement",
+    "SecurityScheme",
+    "SendMessageConfiguration",
+    "SendMessageRequest",
+    "SendMessageResponse",
+    "StreamEvent",
+    "StreamResponse",
+    "StringList",
+    "Struct",
+    "SubscribeToTaskRequest",
+    "Task",
+    "TaskArtifactUpdateEvent",
+    "TaskPushNotificationConfig",
+    "TaskState",
+    "TaskStatus",
+    "TaskStatusUpdateEvent",
+    "Timestamp",
+    "format_timestamp",
+]
