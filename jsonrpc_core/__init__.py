@@ -6,6 +6,8 @@ friends), methods declared as data (`RequestType`, `NotificationType`,
 `MessageStream` interface (in-memory, stdio, NDJSON over any byte stream).
 """
 
+from typing import TYPE_CHECKING, Any
+
 from ._bytestream import NdjsonStream
 from ._context import RequestContext
 from ._errors import (
@@ -31,12 +33,6 @@ from ._errors import (
 )
 from ._event_store import EventStore, InMemoryEventStore, Replay
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-from ._http_client import (
-    HTTPSSETransport,
-    HTTPStatusError,
-    SessionExpired,
-    StreamableHTTPTransport,
-)
 from ._http_common import (
     HTTPError,
     HTTPRequest,
@@ -77,6 +73,34 @@ from ._wire import (
     parse_object,
     recover_id,
 )
+
+if TYPE_CHECKING:
+    from ._http_client import (
+        HTTPSSETransport,
+        HTTPStatusError,
+        SessionExpired,
+        StreamableHTTPTransport,
+    )
+
+# The HTTP clients pull in httpx; processes that never make an HTTP call skip it.
+_LAZY = {
+    "HTTPSSETransport": "._http_client",
+    "HTTPStatusError": "._http_client",
+    "SessionExpired": "._http_client",
+    "StreamableHTTPTransport": "._http_client",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module 'jsonrpc_core' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module_name, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
