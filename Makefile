@@ -1,7 +1,7 @@
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
-PACKAGES := jsonrpc_core mcp_layer a2a_layer rpcweave
+PACKAGES := jsonrpc_core mcp_layer acp_layer a2a_layer rpcweave
 
 .PHONY: setup test lint typecheck pytest demo bench clean
 
