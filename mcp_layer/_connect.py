@@ -1,0 +1,111 @@
+"""Opening a `ClientSession` to a server: a command (stdio), a URL, or a server object."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from jsonrpc_core import memory_pair, spawn_stdio
+
+from ._client import ClientSession
+
+if TYPE_CHECKING:
+    import httpx
+
+    from ._server import MCPServer
+
+__all__ = ["connect", "connect_http", "connect_memory", "connect_sse", "connect_stdio"]
+
+
+@asynccontextmanager
+async def connect_stdio(
+    command: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    cwd: str | None = None,
+    max_message_size: int | None = None,
+    **session_options: Any,
+) -> AsyncIterator[ClientSession]:
+    """Start a stdio server process and open an initialized session to it."""
+    spawn_options: dict[str, Any] = {"env": env, "cwd": cwd}
+    if max_message_size is not None:
+        spawn_options["max_message_size"] = max_message_size
+    async with spawn_stdio(list(command), **spawn_options) as process:
+        async with ClientSession(process, **session_options) as session:
+            yield session
+
+
+@asynccontextmanager
+async def connect_http(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    auth: httpx.Auth | None = None,
+    timeout: float = 30.0,
+    client: httpx.AsyncClient | None = None,
+    **session_options: Any,
+) -> AsyncIterator[ClientSession]:
+    """Open a session over Streamable HTTP."""
+    from jsonrpc_core import StreamableHTTPTransport
+
+    async with StreamableHTTPTransport(
+        url, headers=headers, auth=auth, timeout=timeout, client=client
+    ) as stream:
+        async with ClientSession(stream, **session_options) as session:
+            yield session
+
+
+@asynccontextmanager
+async def connect_sse(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    auth: httpx.Auth | None = None,
+    timeout: float = 30.0,
+    client: httpx.AsyncClient | None = None,
+    **session_options: Any,
+) -> AsyncIterator[ClientSession]:
+    """Open a session over the 2024-11-05 HTTP+SSE transport."""
+    from jsonrpc_core import HTTPSSETransport
+
+    async with HTTPSSETransport(
+        url, headers=headers, auth=auth, timeout=timeout, client=client
+    ) as stream:
+        async with ClientSession(stream, **session_options) as session:
+            yield session
+
+
+@asynccontextmanager
+async def connect_memory(server: MCPServer, **session_options: Any) -> AsyncIterator[ClientSession]:
+    """Open a session to a server object in this process (for tests)."""
+    client_end, server_end = memory_pair()
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(server.serve, server_end)
+        try:
+            async with ClientSession(client_end, **session_options) as session:
+                yield session
+        finally:
+            task_group.cancel_scope.cancel()
+
+
+@asynccontextmanager
+async def connect(
+    target: str | Sequence[str] | MCPServer, *, sse: bool = False, **options: Any
+) -> AsyncIterator[ClientSession]:
+    """A session to ``target``: a URL (Streamable HTTP, or HTTP+SSE with ``sse=True``), a
+    command as a list of arguments (stdio), or an `MCPServer` object (in memory)."""
+    from ._server import MCPServer
+
+    if isinstance(target, MCPServer):
+        async with connect_memory(target, **options) as session:
+            yield session
+    elif isinstance(target, str):
+        opener = connect_sse if sse else connect_http
+        async with opener(target, **options) as session:
+            yield session
+    else:
+        async with connect_stdio(target, **options) as session:
+            yield session

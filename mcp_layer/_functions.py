@@ -1,0 +1,202 @@
+"""Turning a plain Python function into an MCP tool or prompt.
+
+Rules:
+
+1. The input schema comes from the signature, through one pydantic model built once per
+   function: parameter names, type hints, defaults, and descriptions from the docstring
+   (Google or Sphinx style). A parameter annotated with `Context` is injected, never
+   part of the schema.
+2. Arguments are validated once per call: against that model, or, when the user gave a
+   raw JSON Schema, with jsonschema (compiled once) and passed through as they are.
+3. A typed return (a model, a TypedDict, a dataclass, or a primitive wrapped as
+   ``{"result": ...}``) yields an output schema and ``structuredContent``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import typing
+from collections.abc import Callable
+from typing import Any, get_type_hints
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, create_model
+
+__all__ = ["FunctionSignature", "docstring_summary", "parse_docstring_params"]
+
+_GOOGLE_ARGS = re.compile(r"^\s*(Args|Arguments|Parameters)\s*:\s*$", re.IGNORECASE)
+_SECTION = re.compile(r"^\s*[A-Z][A-Za-z ]+:\s*$")
+_GOOGLE_PARAM = re.compile(r"^\s*(\*{0,2}\w+)\s*(\([^)]*\))?\s*:\s*(.*)$")
+_SPHINX_PARAM = re.compile(r"^\s*:param\s+(?:[\w\[\], ]+\s+)?(\w+)\s*:\s*(.*)$")
+
+
+def docstring_summary(doc: str | None) -> str | None:
+    """The docstring's description: everything before its first section."""
+    if not doc:
+        return None
+    lines: list[str] = []
+    for line in inspect.cleandoc(doc).splitlines():
+        if _GOOGLE_ARGS.match(line) or _SECTION.match(line) or line.strip().startswith(":"):
+            break
+        lines.append(line)
+    text = "\n".join(lines).strip()
+    return text or None
+
+
+def parse_docstring_params(doc: str | None) -> dict[str, str]:
+    """Parameter descriptions from a Google-style ``Args:`` section or Sphinx ``:param:``."""
+    if not doc:
+        return {}
+    result: dict[str, str] = {}
+    in_args = False
+    current: str | None = None
+    for line in inspect.cleandoc(doc).splitlines():
+        sphinx = _SPHINX_PARAM.match(line)
+        if sphinx:
+            result[sphinx.group(1)] = sphinx.group(2).strip()
+            current = None
+            continue
+        if _GOOGLE_ARGS.match(line):
+            in_args, current = True, None
+            continue
+        if in_args and _SECTION.match(line):
+            in_args, current = False, None
+            continue
+        if not in_args:
+            continue
+        google = _GOOGLE_PARAM.match(line)
+        indent = len(line) - len(line.lstrip())
+        if google and indent <= 4:
+            current = google.group(1).lstrip("*")
+            result[current] = google.group(3).strip()
+        elif current is not None and line.strip():
+            result[current] = (result[current] + " " + line.strip()).strip()
+    return result
+
+
+class _ArgumentsBase(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore")
+
+
+def _is_structured_type(annotation: Any) -> bool:
+    if inspect.isclass(annotation):
+        if issubclass(annotation, BaseModel) or dataclasses.is_dataclass(annotation):
+            return True
+        if typing.is_typeddict(annotation):
+            return True
+    return False
+
+
+class FunctionSignature:
+    """What a function takes and gives, as MCP needs it (built once per function)."""
+
+    def __init__(
+        self,
+        func: Callable[..., Any],
+        *,
+        context_type: type,
+        input_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        output_schema: dict[str, Any] | None = None,
+    ) -> None:
+        self.func = func
+        self.is_async = inspect.iscoroutinefunction(func)
+        signature = inspect.signature(func)
+        try:
+            hints = get_type_hints(func, include_extras=True)
+        except (NameError, TypeError):
+            hints = {}
+        docs = parse_docstring_params(func.__doc__)
+        self.context_param: str | None = None
+        self.param_names: list[str] = []
+        fields: dict[str, Any] = {}
+        for name, param in signature.parameters.items():
+            annotation = hints.get(name, param.annotation)
+            if annotation is inspect.Parameter.empty:
+                annotation = Any
+            if inspect.isclass(annotation) and issubclass(annotation, context_type):
+                self.context_param = name
+                continue
+            if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+                continue
+            default = ... if param.default is inspect.Parameter.empty else param.default
+            description = docs.get(name)
+            field = pydantic.Field(default, description=description)
+            fields[name] = (annotation, field)
+            self.param_names.append(name)
+        model_name = f"{getattr(func, '__name__', 'function')}Arguments"
+        self.arguments_model: type[BaseModel] = create_model(
+            model_name, __base__=_ArgumentsBase, **fields
+        )
+        self.raw_input_schema = input_schema
+        self._validator: Any = None
+        if input_schema is not None:
+            self.input_schema = input_schema
+        else:
+            schema = self.arguments_model.model_json_schema()
+            schema.pop("title", None)
+            schema.setdefault("properties", {})
+            schema["type"] = "object"
+            self.input_schema = schema
+        self.output_schema, self.wraps_result = self._output(
+            hints.get("return", signature.return_annotation), structured_output, output_schema
+        )
+
+    def _output(
+        self, annotation: Any, structured: bool | None, given: dict[str, Any] | None
+    ) -> tuple[dict[str, Any] | None, bool]:
+        if given is not None:
+            return given, False
+        if structured is False or annotation in (inspect.Signature.empty, None, type(None)):
+            return None, False
+        if _is_structured_type(annotation):
+            schema = pydantic.TypeAdapter(annotation).json_schema()
+            return schema, False
+        if structured is None and not _is_wrappable(annotation):
+            return None, False
+        try:
+            inner = pydantic.TypeAdapter(annotation).json_schema()
+        except pydantic.PydanticUserError:
+            return None, False
+        schema = {"type": "object", "properties": {"result": inner}, "required": ["result"]}
+        return schema, True
+
+    def validate(self, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """Validated keyword arguments; raises `ArgumentsError` naming each bad field."""
+        arguments = arguments or {}
+        if self.raw_input_schema is not None:
+            if self._validator is None:
+                import jsonschema
+
+                cls = jsonschema.validators.validator_for(self.raw_input_schema)
+                self._validator = cls(self.raw_input_schema)
+            errors = sorted(self._validator.iter_errors(arguments), key=lambda e: list(e.path))
+            if errors:
+                raise ArgumentsError(
+                    "; ".join(
+                        f"{'.'.join(str(p) for p in e.path) or '(arguments)'}: {e.message}"
+                        for e in errors[:8]
+                    )
+                )
+            return dict(arguments)
+        try:
+            model = self.arguments_model.model_validate(arguments)
+        except pydantic.ValidationError as exc:
+            raise ArgumentsError(
+                "; ".join(
+                    f"{'.'.join(str(p) for p in err['loc']) or '(arguments)'}: {err['msg']}"
+                    for err in exc.errors(include_url=False)[:8]
+                )
+            ) from None
+        return {name: getattr(model, name) for name in self.param_names}
+
+
+class ArgumentsError(ValueError):
+    """The arguments do not fit the function's input schema."""
+
+
+def _is_wrappable(annotation: Any) -> bool:
+    origin = typing.get_origin(annotation) or annotation
+    return origin in (int, float, str, bool, list, dict, tuple, set)

@@ -1,0 +1,201 @@
+"""The tools, resources, prompts and completion handler a server offers."""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ._context import Context
+from ._functions import FunctionSignature, docstring_summary
+from ._uri_template import UriTemplate
+from .types import (
+    Annotations,
+    Icon,
+    Prompt,
+    PromptArgument,
+    Resource,
+    ResourceTemplate,
+    Tool,
+    ToolAnnotations,
+)
+
+__all__ = ["PromptEntry", "ResourceEntry", "TemplateEntry", "ToolEntry"]
+
+
+@dataclass(slots=True)
+class ToolEntry:
+    """A tool: its description on the wire and the function behind it."""
+
+    tool: Tool
+    signature: FunctionSignature
+    run_in_thread: bool = False
+
+    @classmethod
+    def build(
+        cls,
+        func: Callable[..., Any],
+        *,
+        name: str | None,
+        title: str | None,
+        description: str | None,
+        annotations: ToolAnnotations | None,
+        input_schema: dict[str, Any] | None,
+        output_schema: dict[str, Any] | None,
+        structured_output: bool | None,
+        icons: list[Icon] | None,
+        meta: dict[str, Any] | None,
+        run_in_thread: bool,
+    ) -> ToolEntry:
+        """Describe ``func`` as a tool (its schema built once, here)."""
+        signature = FunctionSignature(
+            func,
+            context_type=Context,
+            input_schema=input_schema,
+            structured_output=structured_output,
+            output_schema=output_schema,
+        )
+        tool = Tool(
+            name=name or func.__name__,
+            title=title,
+            description=description if description is not None else docstring_summary(func.__doc__),
+            input_schema=signature.input_schema,
+            output_schema=signature.output_schema,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+        )
+        return cls(tool, signature, run_in_thread)
+
+
+@dataclass(slots=True)
+class ResourceEntry:
+    """A resource with a fixed URI."""
+
+    resource: Resource
+    func: Callable[..., Any]
+    context_param: str | None
+
+
+@dataclass(slots=True)
+class TemplateEntry:
+    """A family of resources described by an RFC 6570 URI template."""
+
+    template: ResourceTemplate
+    matcher: UriTemplate
+    func: Callable[..., Any]
+    context_param: str | None
+
+
+@dataclass(slots=True)
+class PromptEntry:
+    """A prompt template and the function that renders it."""
+
+    prompt: Prompt
+    signature: FunctionSignature
+
+
+def context_parameter(func: Callable[..., Any]) -> str | None:
+    """The name of ``func``'s `Context` parameter, if it has one."""
+    for name, param in inspect.signature(func).parameters.items():
+        annotation = param.annotation
+        if isinstance(annotation, str):
+            if annotation.split(".")[-1] == "Context":
+                return name
+        elif inspect.isclass(annotation) and issubclass(annotation, Context):
+            return name
+    return None
+
+
+def build_resource(
+    func: Callable[..., Any],
+    uri: str,
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    mime_type: str | None,
+    annotations: Annotations | None,
+    icons: list[Icon] | None,
+    meta: dict[str, Any] | None,
+    size: int | None = None,
+) -> ResourceEntry | TemplateEntry:
+    """A static resource, or a template when ``uri`` has variables."""
+    matcher = UriTemplate(uri)
+    resolved_name = name or getattr(func, "__name__", uri)
+    resolved_description = (
+        description if description is not None else docstring_summary(func.__doc__)
+    )
+    context_param = context_parameter(func)
+    if matcher.is_template:
+        template = ResourceTemplate(
+            uri_template=uri,
+            name=resolved_name,
+            title=title,
+            description=resolved_description,
+            mime_type=mime_type,
+            annotations=annotations,
+            icons=icons,
+            meta=meta,
+        )
+        return TemplateEntry(template, matcher, func, context_param)
+    resource = Resource(
+        uri=uri,
+        name=resolved_name,
+        title=title,
+        description=resolved_description,
+        mime_type=mime_type,
+        annotations=annotations,
+        icons=icons,
+        meta=meta,
+        size=size,
+    )
+    return ResourceEntry(resource, func, context_param)
+
+
+def build_prompt(
+    func: Callable[..., Any],
+    *,
+    name: str | None,
+    title: str | None,
+    description: str | None,
+    icons: list[Icon] | None,
+    meta: dict[str, Any] | None,
+) -> PromptEntry:
+    """Describe ``func`` as a prompt whose arguments are its parameters."""
+    signature = FunctionSignature(func, context_type=Context, structured_output=False)
+    schema = signature.input_schema
+    required = set(schema.get("required", []))
+    arguments = [
+        PromptArgument(name=arg, description=spec.get("description"), required=arg in required)
+        for arg, spec in schema.get("properties", {}).items()
+    ]
+    prompt = Prompt(
+        name=name or func.__name__,
+        title=title,
+        description=description if description is not None else docstring_summary(func.__doc__),
+        arguments=arguments or None,
+        icons=icons,
+        meta=meta,
+    )
+    return PromptEntry(prompt, signature)
+
+
+async def call(func: Callable[..., Any], kwargs: dict[str, Any], *, in_thread: bool = False) -> Any:
+    """Call a sync or async function; sync ones in a worker thread when asked."""
+    if inspect.iscoroutinefunction(func):
+        return await func(**kwargs)
+    if in_thread:
+        import functools
+
+        import anyio.to_thread
+
+        return await anyio.to_thread.run_sync(functools.partial(func, **kwargs))
+    result = func(**kwargs)
+    if inspect.isawaitable(result):
+        result = await result
+    return result
+
+
+CompletionHandler = Callable[..., Awaitable[Any] | Any]
