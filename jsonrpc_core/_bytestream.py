@@ -2,27 +2,38 @@
 
 from __future__ import annotations
 
+import re
 from collections import deque
 
 import anyio
 import anyio.abc
 
-from ._errors import InvalidRequest
+from ._errors import InvalidRequest, TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
 from ._transport import Received, encode_payload
-from ._wire import InvalidMessage, Message, RequestId, parse, recover_id
+from ._wire import InvalidMessage, Message, RequestId, StreamEnd, parse, recover_id
 
 __all__ = ["NdjsonStream"]
 
 _READ_CHUNK = 65536
+# The first member naming the kind of message: requests and notifications put "method"
+# before their params in every known encoder; responses have "result" or "error".
+_KIND_MEMBER = re.compile(rb'"(method|result|error)"\s*:')
+
+
+def _is_response(prefix: bytes) -> bool:
+    match = _KIND_MEMBER.search(prefix)
+    return match is not None and match.group(1) != b"method"
 
 
 class NdjsonStream:
     """NDJSON over a pair of byte streams (pipes, sockets, a subprocess's stdio).
 
     An incoming line over ``max_message_size`` is answered with an `InvalidRequest`
-    error addressed to its id when the id can be recovered; the line is skipped and the
-    stream keeps working. Sends are serialised so that lines never interleave.
+    error addressed to its id when the id can be recovered; an oversized *response*
+    instead fails our pending request with that id (a `StreamEnd` carrying a
+    `TransportError`). Either way the line is skipped and the stream keeps working. Sends
+    are serialised so that lines never interleave.
     """
 
     def __init__(
@@ -59,10 +70,19 @@ class NdjsonStream:
     async def receive(self) -> Received:
         frame = await self._next_frame()
         if isinstance(frame, Oversized):
+            message_id = recover_id(frame.prefix)
+            if message_id is not None and _is_response(frame.prefix):
+                # An oversized *response* fails the caller's pending request; answering it
+                # would send an error for a request id of ours to the other side.
+                error: Exception = TransportError(
+                    f"the response to request {message_id!r} exceeds the "
+                    f"{frame.limit}-byte size limit"
+                )
+                return Received(StreamEnd(message_id, error))
             error = InvalidRequest(
                 f"Invalid Request: message exceeds the {frame.limit}-byte size limit"
             )
-            return Received(InvalidMessage(recover_id(frame.prefix), error))
+            return Received(InvalidMessage(message_id, error))
         return Received(parse(frame))
 
     async def _next_frame(self) -> bytes | Oversized:

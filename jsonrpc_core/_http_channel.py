@@ -14,6 +14,9 @@ Rules:
    so a consumer that drops can resume from the store without loss or duplicates.
 3. A connected consumer exerts backpressure (bounded queue); with no consumer, events
    go to the store, and the standalone stream keeps a bounded backlog.
+4. A streamed request (several results, A2A) whose reader has gone, with no event store
+   to resume from, fails its next ``send`` with `anyio.BrokenResourceError`, so that the
+   Peer stops the handler; an error response always ends a streamed request.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from __future__ import annotations
 import logging
 import secrets
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 import anyio
@@ -40,9 +44,11 @@ _QUEUE_SIZE = 32
 _BACKLOG_SIZE = 256
 
 
-def new_stream_id() -> str:
-    """A random, URL-safe stream id."""
-    return secrets.token_hex(12)
+def new_stream_id(owner: str = "") -> str:
+    """A random, URL-safe stream id; ``owner`` (a session id) prefixes it so that a
+    ``Last-Event-ID`` can be checked against the session resuming it."""
+    token = secrets.token_hex(12)
+    return f"{owner}.{token}" if owner else token
 
 
 class Outbox:
@@ -69,7 +75,11 @@ class Outbox:
         self.done = anyio.Event()
         self.first_message = anyio.Event()
         self.first_payload: Message | None = None
+        self.failed = False
+        self.on_failure: Callable[[], None] | None = None
         self._queue_send: MemoryObjectSendStream[tuple[str | None, bytes]] | None = None
+        self._generation = 0
+        self._finished_generation = -1
         self._backlog: deque[tuple[str | None, bytes]] = deque(maxlen=_BACKLOG_SIZE)
 
     @property
@@ -80,6 +90,7 @@ class Outbox:
     def attach(self, *, with_backlog: bool) -> MemoryObjectReceiveStream[tuple[str | None, bytes]]:
         """Connect a consumer; the previous one, if any, is cut off."""
         self.detach()
+        self._generation += 1
         send, receive = anyio.create_memory_object_stream[tuple[str | None, bytes]](
             _QUEUE_SIZE + _BACKLOG_SIZE
         )
@@ -90,6 +101,7 @@ class Outbox:
             self._backlog.clear()
         if self.done.is_set() and not self.standalone:
             send.close()
+            self._finished_generation = self._generation
         else:
             self._queue_send = send
         return receive
@@ -100,11 +112,26 @@ class Outbox:
             self._queue_send.close()
             self._queue_send = None
 
+    @property
+    def generation(self) -> int:
+        """How many consumers have attached so far (identifies the current one)."""
+        return self._generation
+
+    def detach_if_current(self, generation: int) -> None:
+        """Forget the consumer that attached as ``generation``, unless another took over."""
+        if self._generation == generation:
+            self.detach()
+
     async def deliver(self, message: Message, *, completes: RequestId | None = None) -> None:
         """Send ``message`` to this outbox's consumer; ``completes`` marks a final response."""
         if self.first_payload is None:
             self.first_payload = message
             self.first_message.set()
+        if isinstance(message, ErrorResponse) and not self.failed:
+            self.failed = True
+            if self.on_failure is not None:
+                # Before the error can reach the client: what it does next sees the effect.
+                self.on_failure()
         if self.id_map and isinstance(message, (Response, ErrorResponse)):
             message = self._restore_id(message)
         data = encode(message)
@@ -149,8 +176,13 @@ class Outbox:
         """No more messages will come: end the consumer's response."""
         self.done.set()
         if self._queue_send is not None and not self.standalone:
+            self._finished_generation = self._generation
             self._queue_send.close()
             self._queue_send = None
+
+    def ended_normally(self, generation: int) -> bool:
+        """Whether consumer ``generation`` saw the end of the stream (not cut off early)."""
+        return self._finished_generation == generation
 
 
 class ServerChannel:
@@ -222,7 +254,20 @@ class ServerChannel:
                     logger.debug("response to %r has no open request; dropped", payload.id)
                 return
             if key in outbox.streamed:
+                if isinstance(payload, ErrorResponse):
+                    # An error is the last word on a streamed request, whether its handler
+                    # failed before its first result or while streaming.
+                    del self.routes[key]
+                    outbox.streamed.discard(key)
+                    await outbox.deliver(payload)
+                    if not outbox.pending and not outbox.streamed:
+                        outbox.finish()
+                    return
                 await outbox.deliver(payload)
+                if not outbox.json_mode and not outbox.attached and outbox.event_store is None:
+                    # Its reader disconnected and nothing is stored for a resumption:
+                    # tell the producer (the Peer stops streaming these results).
+                    raise anyio.BrokenResourceError
                 return
             del self.routes[key]
             await outbox.deliver(payload, completes=key)

@@ -105,6 +105,11 @@ class _Base:
         self._closed = False
 
     @property
+    def _auth_arg(self) -> Any:
+        """``auth`` for each request: ours, also on a client we were given."""
+        return self._auth if self._auth is not None else httpx.USE_CLIENT_DEFAULT
+
+    @property
     def client(self) -> httpx.AsyncClient:
         """The httpx client in use."""
         assert self._client is not None, "use the transport as an async context manager"
@@ -205,6 +210,7 @@ class StreamableHTTPTransport(_Base):
         self.max_reconnects = max_reconnects
         self.default_retry_ms = default_retry_ms
         self._standalone_started = False
+        self._standalone_answered: anyio.Event | None = None
         self._seen_event_ids: set[str] = set()
 
     async def __aenter__(self) -> StreamableHTTPTransport:
@@ -229,7 +235,9 @@ class StreamableHTTPTransport(_Base):
             with anyio.move_on_after(5, shield=True):
                 try:
                     await self._client.delete(
-                        self.url, headers={**self.headers, self.session_header: self.session_id}
+                        self.url,
+                        headers={**self.headers, self.session_header: self.session_id},
+                        auth=self._auth_arg,
                     )
                 except httpx.HTTPError:
                     pass
@@ -253,7 +261,7 @@ class StreamableHTTPTransport(_Base):
         headers["content-type"] = "application/json"
         request = self.client.build_request("POST", self.url, content=body, headers=headers)
         try:
-            response = await self.client.send(request, stream=True)
+            response = await self.client.send(request, stream=True, auth=self._auth_arg)
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         try:
@@ -295,8 +303,30 @@ class StreamableHTTPTransport(_Base):
         await self._deliver(payload)
 
     def _maybe_open_standalone(self) -> None:
-        if self.standalone_stream and self.session_id is not None and not self._standalone_started:
+        if self.standalone_stream:
+            self._begin_standalone()
+
+    async def open_standalone_stream(self, *, wait: float = 5.0) -> None:
+        """Open the standalone GET stream now, if there is a session and it is not open yet.
+
+        With ``standalone_stream=True`` it opens by itself after the first response that
+        carries a session id. A protocol layer whose headers are only known after its
+        handshake (MCP's ``MCP-Protocol-Version``) passes ``False`` and calls this once
+        they are set, so that the GET carries them too. It returns once the server has
+        answered the GET (or after ``wait`` seconds): a server may drop what it sends
+        while no standalone stream is open, so requests made right after this must not
+        overtake it.
+        """
+        self._begin_standalone()
+        answered = self._standalone_answered
+        if answered is not None:
+            with anyio.move_on_after(wait):
+                await answered.wait()
+
+    def _begin_standalone(self) -> None:
+        if self.session_id is not None and not self._standalone_started:
             self._standalone_started = True
+            self._standalone_answered = anyio.Event()
             self._start(self._standalone_loop)
 
     async def _read_events(
@@ -326,12 +356,19 @@ class StreamableHTTPTransport(_Base):
         attempts = 0
         error: BaseException | None = None
         while True:
+            decoder.ended_with_retry = False
             try:
                 await self._read_events(response, decoder, unanswered)
                 error = None
             except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
                 error = TransportError(f"response stream broke: {exc!r}")
-            if not unanswered or decoder.last_event_id is None or attempts >= self.max_reconnects:
+            # Resume while answers are missing, and also after a broken or deliberately
+            # closed stream (a trailing bare ``retry``): streamed results may follow.
+            incomplete = bool(unanswered) or error is not None or decoder.ended_with_retry
+            if not incomplete or decoder.last_event_id is None:
+                break
+            if attempts >= self.max_reconnects:
+                error = error or TransportError("the response stream could not be resumed")
                 break
             attempts += 1
             await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
@@ -341,7 +378,7 @@ class StreamableHTTPTransport(_Base):
                 error = exc
                 break
         for request_id in request_ids:
-            failure = error if request_id in unanswered else None
+            failure = error
             if request_id in unanswered and failure is None:
                 failure = TransportError("the server closed the response stream without answering")
             await self._deliver(StreamEnd(request_id, failure))
@@ -351,7 +388,7 @@ class StreamableHTTPTransport(_Base):
         headers["last-event-id"] = last_event_id
         request = self.client.build_request("GET", self.url, headers=headers)
         try:
-            response = await self.client.send(request, stream=True)
+            response = await self.client.send(request, stream=True, auth=self._auth_arg)
         except httpx.HTTPError as exc:
             raise TransportError(f"cannot resume the stream: {exc!r}") from exc
         if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
@@ -362,19 +399,31 @@ class StreamableHTTPTransport(_Base):
         return response
 
     async def _standalone_loop(self) -> None:
+        try:
+            await self._standalone_attempts()
+        finally:
+            if self._standalone_answered is not None:
+                self._standalone_answered.set()
+
+    async def _standalone_attempts(self) -> None:
         decoder = SSEDecoder()
         failures = 0
+        answered = self._standalone_answered
         while not self._closed and failures <= self.max_reconnects:
             headers = self._headers("text/event-stream")
             if decoder.last_event_id:
                 headers["last-event-id"] = decoder.last_event_id
             request = self.client.build_request("GET", self.url, headers=headers)
             try:
-                response = await self.client.send(request, stream=True)
+                response = await self.client.send(request, stream=True, auth=self._auth_arg)
             except httpx.HTTPError:
+                if answered is not None:
+                    answered.set()  # no server to wait for
                 failures += 1
                 await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
                 continue
+            if answered is not None:
+                answered.set()
             content_type = response.headers.get("content-type", "")
             if response.status_code != 200 or not accepts(content_type, "text/event-stream"):
                 await response.aclose()
@@ -424,7 +473,7 @@ class HTTPSSETransport(_Base):
                 "GET", self.url, headers=self._request_headers("text/event-stream")
             )
             try:
-                response = await self.client.send(request, stream=True)
+                response = await self.client.send(request, stream=True, auth=self._auth_arg)
             except httpx.HTTPError as exc:
                 raise TransportError(f"GET {self.url} failed: {exc!r}") from exc
             if response.status_code != 200:
@@ -483,7 +532,7 @@ class HTTPSSETransport(_Base):
         headers["content-type"] = "application/json"
         try:
             response = await self.client.post(
-                self.endpoint, content=encode_payload(payload), headers=headers
+                self.endpoint, content=encode_payload(payload), headers=headers, auth=self._auth_arg
             )
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc

@@ -66,7 +66,10 @@ class HTTPRequestInfo:
     """What a handler can learn about the HTTP request that carried its message.
 
     Reaches handlers as ``ctx.info``. ``principal`` is what the token verifier
-    returned; ``session_id`` is ``None`` without sessions.
+    returned; ``session_id`` is ``None`` without sessions. ``close_sse_stream``, set
+    when the request is answered on an SSE stream backed by an event store, ends that
+    stream early: the handler keeps running and the client resumes with
+    ``Last-Event-ID`` (``None`` where closing would lose messages).
     """
 
     method: str

@@ -47,13 +47,17 @@ class OriginPolicy:
         """Raise `HTTPError` 403 when ``Host`` or ``Origin`` is not allowed."""
         if self.allowed_hosts is not None:
             host = headers.get("host", "").lower()
-            if not any(fnmatch.fnmatchcase(host, p.lower()) for p in self.allowed_hosts):
+            if not any(_matches(host, p) for p in self.allowed_hosts):
                 raise HTTPError(403, f"Forbidden: Host {host!r} is not allowed")
         origin = headers.get("origin")
         if origin is not None and self.allowed_origins is not None:
-            lowered = origin.lower()
-            if not any(fnmatch.fnmatchcase(lowered, p.lower()) for p in self.allowed_origins):
+            if not any(_matches(origin.lower(), p) for p in self.allowed_origins):
                 raise HTTPError(403, f"Forbidden: Origin {origin!r} is not allowed")
+
+
+def _matches(value: str, pattern: str) -> bool:
+    """``fnmatch`` with ``*`` and ``?`` only: brackets are literal (IPv6 hosts)."""
+    return fnmatch.fnmatchcase(value, pattern.lower().replace("[", "[[]"))
 
 
 class TokenVerifier(Protocol):

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -59,7 +59,7 @@ from ._http_security import BearerAuth, OriginPolicy
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
 from ._transport import MessageStream, Received
-from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, parse
+from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode, parse
 
 __all__ = ["HTTPServerOptions", "JsonRpcHTTPApp", "ServeConnection"]
 
@@ -68,8 +68,9 @@ logger = logging.getLogger("jsonrpc_core.http")
 ServeConnection = Callable[[MessageStream], Awaitable[None]]
 """Serve one connection until its stream ends (typically ``Peer(stream, ...).run()``)."""
 
-ValidateHook = Callable[[HTTPRequestInfo, Incoming, "HTTPSession | None"], Any]
+ValidateHook = Callable[[HTTPRequestInfo, "Incoming | None", "HTTPSession | None"], Any]
 ResponseModeHook = Callable[[Request, HTTPRequestInfo], "Literal['json', 'sse'] | None"]
+ResponseHeadersHook = Callable[[HTTPRequestInfo], Mapping[str, str]]
 
 _SSE_HEADERS = {
     "cache-control": "no-cache, no-transform",
@@ -82,10 +83,13 @@ class HTTPServerOptions:
     """Everything a protocol layer or user can set on the HTTP server.
 
     ``sessions`` ``None`` means stateless: no per-client state at all, each POST is
-    self-contained and GET/DELETE get 405. ``validate`` runs on every parsed POST and
-    may raise `HTTPError` (an HTTP status) or `JsonRpcError` (a JSON-RPC error in a
-    200 response). ``response_mode`` picks JSON or SSE per request; requests named in
-    ``streaming_methods`` may be answered with several results (A2A streaming).
+    self-contained and GET/DELETE get 405. ``validate`` runs on every parsed POST (and
+    on GET and DELETE, with payload ``None``) and may raise `HTTPError` (an HTTP
+    status) or `JsonRpcError` (a JSON-RPC error in a 200 response). ``response_mode``
+    picks JSON or SSE per request; requests named in ``streaming_methods`` may be
+    answered with several results (A2A streaming).
+    ``response_headers`` adds headers to the answer of each POST that carries a
+    request, computed after ``validate`` (A2A echoes its activated extensions).
     """
 
     path: str = "/mcp"
@@ -108,6 +112,7 @@ class HTTPServerOptions:
     validate: ValidateHook | None = None
     response_mode: ResponseModeHook | None = None
     streaming_methods: frozenset[str] = frozenset()
+    response_headers: ResponseHeadersHook | None = None
     session_header_on: Literal["start", "all"] = "start"
 
 
@@ -262,16 +267,19 @@ class JsonRpcHTTPApp:
             else:
                 raise HTTPError(405, "Method not allowed")
             return
-        for route in options.routes:
-            params = route.match(info.path)
-            if params is None:
-                continue
-            if info.method not in route.methods:
-                raise HTTPError(
-                    405, "Method not allowed", headers={"allow": ", ".join(route.methods)}
-                )
-            await self._extra_route(route, params, receive, send, info)
-            return
+        # The first route whose path matches decides the path; among the routes that
+        # declare that same path, the method picks one (GET and DELETE of one resource).
+        matched = next((r for r in options.routes if r.match(info.path) is not None), None)
+        if matched is not None:
+            siblings = [r for r in options.routes if r.path == matched.path]
+            for route in siblings:
+                if info.method in route.methods:
+                    params = route.match(info.path)
+                    assert params is not None
+                    await self._extra_route(route, params, receive, send, info)
+                    return
+            allowed = list(dict.fromkeys(m for r in siblings for m in r.methods))
+            raise HTTPError(405, "Method not allowed", headers={"allow": ", ".join(allowed)})
         raise HTTPError(404, "Not found")
 
     # -- POST ----------------------------------------------------------------------
@@ -324,30 +332,44 @@ class JsonRpcHTTPApp:
             info.session_id = session.id
         if options.validate is not None:
             try:
-                outcome = options.validate(info, payload, session)
-                if inspect.isawaitable(outcome):
-                    await outcome
+                await self._validate(info, payload, session)
             except JsonRpcError as exc:
                 request_id = payload.id if isinstance(payload, Request) else None
-                if provisional:
-                    session.close()  # type: ignore[union-attr]
+                if session is not None and provisional:
+                    self.sessions.release(session.id)
+                    session.close()
                 await send_response(
                     send, 200, json_rpc_error_body(exc, request_id), content_type="application/json"
                 )
                 return
             except HTTPError:
-                if provisional:
-                    session.close()  # type: ignore[union-attr]
+                if session is not None and provisional:
+                    self.sessions.release(session.id)
+                    session.close()
                 raise
         items = payload if isinstance(payload, list) else [payload]
         requests = [m for m in items if isinstance(m, Request)]
+        # Invalid batch members get their error from here: with no request id to route
+        # by, the peer's answer would have nowhere to go.
+        invalid = [
+            ErrorResponse(m.id, m.error)
+            for m in items
+            if isinstance(m, InvalidMessage) and m.respond
+        ]
         if not requests:
-            await channel.deliver_inbound(Received(payload, info))
-            await send_response(send, 202)
+            try:
+                await channel.deliver_inbound(Received(payload, info))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                raise HTTPError(404, "Session not found: it has ended") from None
+            if invalid:
+                body = b"[" + b",".join(encode(e) for e in invalid) + b"]"
+                await send_response(send, 200, body, content_type="application/json")
+            else:
+                await send_response(send, 202)
             return
         json_mode = self._json_mode(requests, info)
         outbox = Outbox(
-            new_stream_id(),
+            new_stream_id(session.id if session is not None else ""),
             json_mode=json_mode,
             event_store=None if json_mode else options.event_store,
             event_name=options.event_name,
@@ -363,24 +385,53 @@ class JsonRpcHTTPApp:
         if session is not None:
             session.active_requests += 1
             session.touch()
+        queue = None if json_mode else outbox.attach(with_backlog=False)
+        generation = outbox.generation
         try:
-            queue = None if json_mode else outbox.attach(with_backlog=False)
-            await channel.deliver_inbound(Received(payload, info))
+            priming_id: str | None = None
+            if queue is not None and outbox.event_store is not None:
+                # The priming id is taken first, so resuming from it replays everything
+                # the handler sends, even before the response starts; closing is offered
+                # before the handler can run, and only where the stream is stored.
+                priming_id = await outbox.event_store.append(outbox.stream_id, b"")
+                info.close_sse_stream = outbox.detach
+            if session is not None and provisional:
+                outbox.on_failure = lambda: self._abandon_session(session)
+            for error in invalid:
+                await outbox.deliver(error)
+            try:
+                await channel.deliver_inbound(Received(payload, info))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                raise HTTPError(404, "Session not found: it has ended") from None
             headers = await self._session_headers(session, provisional, outbox, receive)
             if headers is None:
                 return
+            if options.response_headers is not None:
+                headers = {**headers, **options.response_headers(info)}
             if json_mode:
                 await self._answer_json(
                     send, receive, outbox, headers, batch=isinstance(payload, list)
                 )
             else:
                 assert queue is not None
-                info.close_sse_stream = outbox.detach
-                await self._write_sse(send, receive, outbox, queue, headers, prime=True)
+                await self._write_sse(
+                    send,
+                    receive,
+                    outbox,
+                    queue,
+                    headers,
+                    generation=generation,
+                    prime=True,
+                    priming_id=priming_id,
+                )
         finally:
+            if queue is not None:
+                outbox.detach_if_current(generation)
             if session is not None:
                 session.active_requests -= 1
                 session.touch()
+                if provisional and outbox.failed:
+                    session.close()
 
     def _json_mode(self, requests: list[Request], info: HTTPRequestInfo) -> bool:
         hook = self.options.response_mode
@@ -413,18 +464,30 @@ class JsonRpcHTTPApp:
         return self._open_session(policy, info), True
 
     def _open_session(self, policy: SessionPolicy, info: HTTPRequestInfo) -> HTTPSession:
+        session_id = policy.new_id()
         standalone = Outbox(
-            new_stream_id(),
+            new_stream_id(session_id),
             json_mode=False,
             event_store=self.options.event_store,
             event_name=self.options.event_name,
             standalone=True,
         )
         channel = ServerChannel(standalone=standalone)
-        session = HTTPSession(policy.new_id(), channel, standalone, principal=info.principal)
+        session = HTTPSession(session_id, channel, standalone, principal=info.principal)
+        self.sessions.reserve(session_id)
         assert self._task_group is not None
         self._task_group.start_soon(self._run_session, session)
         return session
+
+    def _abandon_session(self, session: HTTPSession) -> None:
+        """Unregister a session whose first request failed: it was never validly opened.
+
+        Runs while the error is being delivered, so the session is closed later, by the
+        request's own handler (closing now would cancel that very delivery).
+        """
+        if self.sessions.get(session.id) is session:
+            self.sessions.remove(session.id)
+        self.sessions.release(session.id)
 
     async def _run_session(self, session: HTTPSession) -> None:
         try:
@@ -433,6 +496,7 @@ class JsonRpcHTTPApp:
         finally:
             if self.sessions.get(session.id) is session:
                 self.sessions.remove(session.id)
+            self.sessions.release(session.id)
             session.close()
 
     async def _session_headers(
@@ -450,11 +514,11 @@ class JsonRpcHTTPApp:
             return {policy.header: session.id} if self.options.session_header_on == "all" else {}
         disconnected = await _wait_or_disconnect(outbox.first_message.wait, receive)
         if disconnected:
+            self.sessions.release(session.id)
             session.close()
             return None
-        if isinstance(outbox.first_payload, ErrorResponse):
-            session.close()
-            return {}
+        if outbox.failed:
+            return {}  # closed once its answer is out (see _post)
         self.sessions.add(session)
         return {policy.header: session.id}
 
@@ -485,10 +549,15 @@ class JsonRpcHTTPApp:
         queue: MemoryObjectReceiveStream[tuple[str | None, bytes]],
         headers: dict[str, str],
         *,
+        generation: int,
         prime: bool,
+        priming_id: str | None = None,
         before: Sequence[bytes] = (),
         skip_ids: frozenset[str] = frozenset(),
     ) -> None:
+        """Stream ``queue`` (consumer ``generation`` of ``outbox``) as SSE; ``prime``
+        starts with an id-only event (``priming_id`` if one was stored already) when
+        there is an event store."""
         raw_headers = [(b"content-type", b"text/event-stream")]
         for name, value in {**_SSE_HEADERS, **headers}.items():
             raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
@@ -504,7 +573,8 @@ class JsonRpcHTTPApp:
             try:
                 await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
                 if prime and store is not None:
-                    priming_id = await store.append(outbox.stream_id, b"")
+                    if priming_id is None:
+                        priming_id = await store.append(outbox.stream_id, b"")
                     event = SSEEvent("", None, priming_id, self.options.retry_interval_ms)
                     await send(_chunk(encode_event(event)))
                 else:
@@ -516,7 +586,10 @@ class JsonRpcHTTPApp:
                         if event_id is not None and event_id in skip_ids:
                             continue
                         await send(_chunk(data))
-                if not outbox.done.is_set() and self.options.retry_interval_ms is not None:
+                if (
+                    not outbox.ended_normally(generation)
+                    and self.options.retry_interval_ms is not None
+                ):
                     # Closed early by the server: tell the client when to resume.
                     await send(_chunk(f"retry: {self.options.retry_interval_ms}\n\n".encode()))
                 await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -552,6 +625,7 @@ class JsonRpcHTTPApp:
                 headers={"allow": "POST, DELETE"},
             )
         session = self._session_for_stream(info)
+        await self._validate(info, None, session)
         session.touch()
         last_event_id = info.headers.get("last-event-id")
         if last_event_id and self.options.event_store is not None:
@@ -560,9 +634,13 @@ class JsonRpcHTTPApp:
         if session.standalone.attached:
             raise HTTPError(409, "Conflict: a standalone stream is already open for this session")
         queue = session.standalone.attach(with_backlog=True)
+        generation = session.standalone.generation
         try:
-            await self._write_sse(send, receive, session.standalone, queue, {}, prime=True)
+            await self._write_sse(
+                send, receive, session.standalone, queue, {}, generation=generation, prime=True
+            )
         finally:
+            session.standalone.detach_if_current(generation)
             session.touch()
 
     async def _resume(
@@ -570,6 +648,9 @@ class JsonRpcHTTPApp:
     ) -> None:
         store = self.options.event_store
         assert store is not None
+        if not last_event_id.startswith(session.id + "."):
+            # Another session's stream (or not ours at all): never replay across sessions.
+            raise HTTPError(404, "Unknown Last-Event-ID: nothing to resume")
         outbox = self._find_outbox(session, last_event_id)
         # Attach first, replay second: anything stored meanwhile is in both, and the
         # replayed ids are skipped from the live queue.
@@ -580,19 +661,29 @@ class JsonRpcHTTPApp:
                 outbox.detach()
             raise HTTPError(404, "Unknown Last-Event-ID: nothing to resume")
         if outbox is None:
-            done_send, queue = anyio.create_memory_object_stream[tuple[str | None, bytes]](0)
-            done_send.close()
+            # The stream already ended: replay what is stored, then end normally.
             outbox = Outbox(replay.stream_id, json_mode=False, event_name=self.options.event_name)
-            outbox.done.set()
+            outbox.finish()
+            queue = outbox.attach(with_backlog=False)
         assert queue is not None
+        generation = outbox.generation
         events = [outbox.render(event_id, data) for event_id, data in replay.events if data]
         skip = frozenset(event_id for event_id, _ in replay.events)
         session.active_requests += 1
         try:
             await self._write_sse(
-                send, receive, outbox, queue, {}, prime=False, before=events, skip_ids=skip
+                send,
+                receive,
+                outbox,
+                queue,
+                {},
+                generation=generation,
+                prime=False,
+                before=events,
+                skip_ids=skip,
             )
         finally:
+            outbox.detach_if_current(generation)
             session.active_requests -= 1
             session.touch()
 
@@ -607,6 +698,7 @@ class JsonRpcHTTPApp:
 
     async def _delete(self, send: ASGISend, info: HTTPRequestInfo) -> None:
         session = self._session_for_stream(info)
+        await self._validate(info, None, session)
         self.sessions.remove(session.id)
         session.close()
         await send_response(send, 200)
@@ -620,9 +712,12 @@ class JsonRpcHTTPApp:
             raise HTTPError(406, "Not Acceptable: Accept must list text/event-stream")
         if self.sessions.full:
             raise HTTPError(503, "Service Unavailable: too many sessions")
-        standalone = Outbox(new_stream_id(), json_mode=False, event_name="message", standalone=True)
+        session_id = new_stream_id()
+        standalone = Outbox(
+            new_stream_id(session_id), json_mode=False, event_name="message", standalone=True
+        )
         channel = ServerChannel(standalone=standalone, legacy=True)
-        session = HTTPSession(new_stream_id(), channel, standalone, principal=info.principal)
+        session = HTTPSession(session_id, channel, standalone, principal=info.principal)
         self.sessions.add(session)
         assert self._task_group is not None
         self._task_group.start_soon(self._run_session, session)
@@ -632,7 +727,14 @@ class JsonRpcHTTPApp:
         queue = standalone.attach(with_backlog=True)
         try:
             await self._write_sse(
-                send, receive, standalone, queue, {}, prime=False, before=[announce]
+                send,
+                receive,
+                standalone,
+                queue,
+                {},
+                generation=standalone.generation,
+                prime=False,
+                before=[announce],
             )
         finally:
             self.sessions.remove(session.id)
@@ -651,13 +753,25 @@ class JsonRpcHTTPApp:
             raise HTTPError(404, "Session not found")
         payload = await self._read_payload(receive, info)
         info.session_id = session.id
+        session.touch()
+        try:
+            await self._validate(info, payload, session)
+        except JsonRpcError as exc:
+            # The answer to any request travels on the event stream, refusals included.
+            request_id = payload.id if isinstance(payload, Request) else None
+            await session.standalone.deliver(ErrorResponse(request_id, exc))
+        else:
+            await session.channel.deliver_inbound(Received(payload, info))
+        await send_response(send, 202, b"Accepted", content_type="text/plain")
+
+    async def _validate(
+        self, info: HTTPRequestInfo, payload: Incoming | None, session: HTTPSession | None
+    ) -> None:
+        """Run the layer's validate hook (``payload`` is ``None`` for GET and DELETE)."""
         if self.options.validate is not None:
             outcome = self.options.validate(info, payload, session)
             if inspect.isawaitable(outcome):
                 await outcome
-        session.touch()
-        await session.channel.deliver_inbound(Received(payload, info))
-        await send_response(send, 202, b"Accepted", content_type="text/plain")
 
     # -- extra routes --------------------------------------------------------------
 

@@ -71,6 +71,8 @@ class SessionTable:
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
         self._sessions: dict[str, HTTPSession] = {}
+        # Sessions being opened hold a slot too, so concurrent starts cannot overshoot.
+        self._reserved: set[str] = set()
 
     def __len__(self) -> int:
         return len(self._sessions)
@@ -81,11 +83,20 @@ class SessionTable:
 
     @property
     def full(self) -> bool:
-        """Whether no further session may be added."""
-        return len(self._sessions) >= self.max_sessions
+        """Whether no further session may be opened."""
+        return len(self._sessions) + len(self._reserved) >= self.max_sessions
+
+    def reserve(self, session_id: str) -> None:
+        """Hold a slot for a session that is being opened."""
+        self._reserved.add(session_id)
+
+    def release(self, session_id: str) -> None:
+        """Give back a reserved slot (the session was registered or abandoned)."""
+        self._reserved.discard(session_id)
 
     def add(self, session: HTTPSession) -> None:
         """Register a validated session."""
+        self._reserved.discard(session.id)
         self._sessions[session.id] = session
 
     def remove(self, session_id: str) -> HTTPSession | None:

@@ -549,6 +549,9 @@ class Peer:
         try:
             async for item in results:
                 await self.stream.send(Response(request_id, item), related_request_id=request_id)
+        except _CLOSED_ERRORS:
+            # The transport has nobody left to deliver this stream to: stop producing.
+            logger.debug("%s: stream of request %r abandoned by its reader", self.name, request_id)
         except Exception as exc:
             error = _json_rpc_error_in(exc)
             if error is None:
@@ -557,6 +560,9 @@ class Peer:
             await self._send_quietly(ErrorResponse(request_id, error), request_id)
         finally:
             with anyio.CancelScope(shield=True):
+                aclose = getattr(results, "aclose", None)
+                if aclose is not None:
+                    await aclose()
                 await end_results(request_id)
 
     async def _invoke(self, request: Request, ctx: RequestContext) -> Any:

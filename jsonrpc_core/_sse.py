@@ -113,6 +113,9 @@ class SSEDecoder:
             ``Last-Event-ID`` when reconnecting.  An empty string means the
             server reset it.
         retry: The last valid ``retry`` value seen, in milliseconds, or ``None``.
+        ended_with_retry: Whether the last block dispatched set ``retry`` and
+            carried no data: how a server says "I am closing this connection
+            early; reconnect" (MCP 2025-11-25 SSE polling).
         comments_seen: Number of comment lines seen.
         max_event_size: Limit in bytes for one pending (unterminated) line and
             for the accumulated data of one event.
@@ -129,6 +132,7 @@ class SSEDecoder:
         "_id_buffer",
         "_skip_lf",
         "comments_seen",
+        "ended_with_retry",
         "last_event_id",
         "max_event_size",
         "retry",
@@ -141,6 +145,7 @@ class SSEDecoder:
         self.max_event_size = max_event_size
         self.last_event_id: str | None = None
         self.retry: int | None = None
+        self.ended_with_retry = False
         self.comments_seen = 0
         # WHATWG's "last event ID buffer": unlike the other buffers it is not
         # cleared at dispatch, only copied to last_event_id.
@@ -256,6 +261,7 @@ class SSEDecoder:
 
     def _dispatch(self) -> SSEEvent | None:
         self.last_event_id = self._id_buffer
+        self.ended_with_retry = self._block_retry is not None and not self._data
         event: SSEEvent | None = None
         # Joining with LF equals WHATWG's "append value and LF, then strip one
         # trailing LF".

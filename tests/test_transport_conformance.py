@@ -179,11 +179,11 @@ async def test_invalid_json_gets_parse_error_and_connection_lives(stream_kind: s
         assert (received.payload.id, received.payload.result) == (5, [5])
 
 
-async def test_oversized_message_is_refused_and_next_served(stream_kind: str) -> None:
-    if stream_kind not in FRAMED:
-        pytest.skip("the in-memory transport has no framing and no size limit")
+@pytest.mark.parametrize("framed_kind", sorted(FRAMED))
+async def test_oversized_message_is_refused_and_next_served(framed_kind: str) -> None:
+    """Only framed transports have a size limit; HTTP answers 413 (test_http_server)."""
     limit = 64 * 1024
-    async with connect(stream_kind, max_message_size=limit) as conn:
+    async with connect(framed_kind, max_message_size=limit) as conn:
         big = json.dumps(
             {"jsonrpc": "2.0", "id": 77, "method": "echo", "params": {"x": "y" * (limit * 3)}}
         ).encode()

@@ -1,0 +1,592 @@
+"""`StreamableHTTPTransport` and `HTTPSSETransport` with `Peer`, against in-process apps.
+
+The server is a `JsonRpcHTTPApp` reached through `StreamingASGITransport`; a small ASGI
+wrapper records every HTTP request the client makes, so tests can check what went on
+the wire (session ids, headers, DELETE on close) as well as what the calls returned.
+"""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncGenerator, AsyncIterator, Generator
+from contextlib import aclosing, asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+
+from jsonrpc_core import (
+    BearerAuth,
+    ConnectionClosed,
+    HTTPError,
+    HTTPServerOptions,
+    HTTPSSETransport,
+    HTTPStatusError,
+    InMemoryEventStore,
+    InvalidParams,
+    JsonRpcHTTPApp,
+    MessageStream,
+    MethodRegistry,
+    Notification,
+    NotificationType,
+    Peer,
+    Request,
+    SessionExpired,
+    SessionPolicy,
+    StreamableHTTPTransport,
+    TransportError,
+)
+from jsonrpc_core._http_common import json_rpc_error_body
+from jsonrpc_core.testing import StreamingASGITransport
+
+pytestmark = pytest.mark.anyio
+
+BASE = "http://127.0.0.1"
+URL = BASE + "/rpc"
+LEGACY_URL = BASE + "/sse"
+SESSION = "mcp-session-id"
+TIMEOUT = 10
+
+
+def start_on_any_request(payload: Any) -> bool:
+    return isinstance(payload, Request)
+
+
+def cancel_hook(request_id: Any, reason: str) -> Notification:
+    return Notification("$/cancel_request", {"requestId": request_id})
+
+
+@dataclass
+class Seen:
+    """One HTTP request as the server received it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+
+
+class Server:
+    """A `JsonRpcHTTPApp` with a test registry, its Peers, and a log of HTTP requests."""
+
+    def __init__(self, **options: Any) -> None:
+        self.peers: list[Peer] = []
+        self.seen: list[Seen] = []
+        self.gates: dict[str, anyio.Event] = {}
+        self.stream_finished: list[Any] = []
+        self.http_calls = 0
+        settings: dict[str, Any] = {
+            "path": "/rpc",
+            "sessions": SessionPolicy(is_start=start_on_any_request),
+            "retry_interval_ms": 50,
+            "streaming_methods": frozenset({"count", "forever", "count_closing"}),
+        }
+        settings.update(options)
+        self.app = JsonRpcHTTPApp(self.serve, HTTPServerOptions(**settings))
+
+    def gate(self, name: str) -> anyio.Event:
+        if name not in self.gates:
+            self.gates[name] = anyio.Event()
+        return self.gates[name]
+
+    @property
+    def peer(self) -> Peer:
+        return self.peers[-1]
+
+    async def serve(self, stream: MessageStream) -> None:
+        peer = Peer(stream, self.registry(), name="http-server")
+        self.peers.append(peer)
+        await peer.run()
+
+    def registry(self) -> MethodRegistry:
+        registry = MethodRegistry()
+        server = self
+
+        def echo(params: Any, ctx: Any) -> Any:
+            return ctx.raw_params
+
+        def whoami(params: Any, ctx: Any) -> Any:
+            return {"principal": ctx.info.principal, "session": ctx.info.session_id}
+
+        async def ask(params: Any, ctx: Any) -> Any:
+            return {"answer": await ctx.peer.request("client/answer", params, timeout=TIMEOUT)}
+
+        async def script(params: Any, ctx: Any) -> Any:
+            notes = 0
+            for op in params["ops"]:
+                if op == "note":
+                    notes += 1
+                    await ctx.peer.notify("progress", {"n": notes})
+                elif op.startswith("wait:"):
+                    await server.gate(op[5:]).wait()
+                elif op == "close":
+                    ctx.info.close_sse_stream()
+            return {"notes": notes}
+
+        async def count(params: Any, ctx: Any) -> AsyncIterator[Any]:
+            async def results() -> AsyncGenerator[Any, None]:
+                for n in range(params["to"]):
+                    yield {"n": n + 1}
+
+            return results()
+
+        async def forever(params: Any, ctx: Any) -> AsyncIterator[Any]:
+            async def results() -> AsyncGenerator[Any, None]:
+                n = 0
+                try:
+                    while True:
+                        n += 1
+                        yield {"n": n}
+                        await anyio.sleep(0.01)
+                finally:
+                    server.stream_finished.append(ctx.request_id)
+
+            return results()
+
+        async def count_closing(params: Any, ctx: Any) -> AsyncIterator[Any]:
+            """Streams 1..to, closing its SSE stream (to be resumed) after the first."""
+
+            async def results() -> AsyncGenerator[Any, None]:
+                for n in range(params["to"]):
+                    yield {"n": n + 1}
+                    if n == 0:
+                        ctx.info.close_sse_stream()
+
+            return results()
+
+        def cancel(params: Any, ctx: Any) -> None:
+            ctx.peer.cancel_incoming(params["requestId"])
+
+        registry.on("echo", echo)
+        registry.on("whoami", whoami)
+        registry.on("ask", ask)
+        registry.on("script", script)
+        registry.on("count", count)
+        registry.on("forever", forever)
+        registry.on("count_closing", count_closing)
+        registry.on(NotificationType("$/cancel_request"), cancel)
+        return registry
+
+    async def asgi(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
+        self.seen.append(Seen(scope["method"], scope["path"], headers))
+        self.http_calls += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.http_calls -= 1
+
+
+@asynccontextmanager
+async def client_for(server: Server) -> AsyncIterator[httpx.AsyncClient]:
+    transport = StreamingASGITransport(server.asgi)
+    async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
+        with anyio.fail_after(TIMEOUT):
+            yield client
+
+
+def client_registry(answers: list[Any] | None = None) -> MethodRegistry:
+    registry = MethodRegistry()
+
+    def answer(params: Any, ctx: Any) -> Any:
+        if answers is not None:
+            answers.append(params)
+        return f"answer to {params['question']}"
+
+    registry.on("client/answer", answer)
+    return registry
+
+
+async def wait_until(predicate: Any, *, timeout: float = 5, interval: float = 0.01) -> None:
+    """Poll ``predicate`` until it holds (short sleeps, bounded by ``timeout``)."""
+    with anyio.fail_after(timeout):
+        while not predicate():  # noqa: ASYNC110 - polling state the app does not signal
+            await anyio.sleep(interval)
+
+
+# -- sessions -----------------------------------------------------------------------
+
+
+async def test_session_id_captured_sent_and_deleted_on_close() -> None:
+    server = Server()
+    async with client_for(server) as client:
+        transport = StreamableHTTPTransport(URL, client=client)
+        async with transport, Peer(transport) as peer:
+            assert transport.session_id is None
+            assert await peer.request("echo", [1]) == [1]
+            session = transport.session_id
+            assert session is not None
+            assert server.app.sessions.get(session) is not None
+            result = await peer.request("whoami")
+            assert result["session"] == session
+            await peer.notify("echo", [2])
+            # the standalone stream is opened with the session id
+            await wait_until(lambda: any(s.method == "GET" for s in server.seen))
+        assert len(server.app.sessions) == 0
+    posts = [s for s in server.seen if s.method == "POST"]
+    assert SESSION not in posts[0].headers
+    assert all(s.headers.get(SESSION) == session for s in posts[1:])
+    assert len(posts) == 3
+    gets = [s for s in server.seen if s.method == "GET"]
+    assert gets and all(s.headers[SESSION] == session for s in gets)
+    assert all("text/event-stream" in s.headers["accept"] for s in gets)
+    deletes = [s for s in server.seen if s.method == "DELETE"]
+    assert len(deletes) == 1
+    assert deletes[0].headers[SESSION] == session
+    assert server.seen[-1].method == "DELETE"
+    for post in posts:
+        assert "application/json" in post.headers["accept"]
+        assert "text/event-stream" in post.headers["accept"]
+        assert post.headers["content-type"] == "application/json"
+
+
+async def test_no_delete_without_session_or_when_disabled() -> None:
+    server = Server(sessions=None)
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport, Peer(transport) as p:
+            assert await p.request("echo", [1]) == [1]
+            assert transport.session_id is None
+    stateful = Server()
+    async with client_for(stateful) as client:
+        transport = StreamableHTTPTransport(URL, client=client, terminate_on_close=False)
+        async with transport, Peer(transport) as peer:
+            assert await peer.request("echo", [1]) == [1]
+        assert len(stateful.app.sessions) == 1
+    assert all(s.method != "DELETE" for s in server.seen + stateful.seen)
+
+
+async def test_session_expired_on_404_with_a_session() -> None:
+    server = Server(json_response=True)
+    async with client_for(server) as client:
+        transport = StreamableHTTPTransport(URL, client=client, terminate_on_close=False)
+        async with transport, Peer(transport) as peer:
+            assert await peer.request("echo", [1]) == [1]
+            # the server ends the session behind the client's back
+            ended = await client.delete("/rpc", headers={SESSION: transport.session_id or ""})
+            assert ended.status_code == 200
+            with pytest.raises(SessionExpired) as expired:
+                await peer.request("echo", [2])
+            assert expired.value.status == 404
+            assert isinstance(expired.value, HTTPStatusError)
+
+
+# -- server-initiated messages ------------------------------------------------------
+
+
+@pytest.mark.parametrize("json_response", [False, True])
+async def test_standalone_stream_carries_server_request_and_answer(json_response: bool) -> None:
+    server = Server(json_response=json_response)
+    answers: list[Any] = []
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport, client_registry(answers)) as peer:
+                assert await peer.request("echo", ["open"]) == ["open"]
+                # the server calls the client outside any request of the client's
+                result = await server.peer.request("client/answer", {"question": "q1"})
+                assert result == "answer to q1"
+                await server.peer.notify("server/hello")
+                result = await server.peer.request("client/answer", {"question": "q2"})
+                assert result == "answer to q2"
+    assert answers == [{"question": "q1"}, {"question": "q2"}]
+    answered = [s for s in server.seen if s.method == "POST"][1:]
+    assert len(answered) == 2  # the two responses, posted back with the session id
+    assert all(s.headers[SESSION] for s in answered)
+
+
+async def test_server_calls_client_during_a_call() -> None:
+    server = Server()
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport, client_registry()) as peer:
+                result = await peer.request("ask", {"question": "why?"})
+    assert result == {"answer": "answer to why?"}
+
+
+# -- headers, auth, errors ----------------------------------------------------------
+
+
+class TokenAuth(httpx.Auth):
+    def __init__(self, token: str) -> None:
+        self.token = token
+        self.calls = 0
+
+    def auth_flow(self, request: httpx.Request) -> Generator[httpx.Request, httpx.Response, None]:
+        self.calls += 1
+        request.headers["authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+async def verify(token: str) -> Any:
+    return {"secret": "alice"}.get(token)
+
+
+async def test_custom_headers_on_every_request() -> None:
+    server = Server()
+    async with client_for(server) as client:
+        transport = StreamableHTTPTransport(URL, client=client, headers={"x-client": "rpcweave"})
+        async with transport:
+            async with Peer(transport) as peer:
+                assert await peer.request("echo", [0]) == [0]
+                # headers is a live dict: layers add headers after negotiation
+                transport.headers["mcp-protocol-version"] = "2025-11-25"
+                assert await peer.request("echo", [1]) == [1]
+                await peer.notify("echo", [2])
+                await wait_until(lambda: any(s.method == "GET" for s in server.seen))
+    assert {s.method for s in server.seen} == {"POST", "GET", "DELETE"}
+    assert all(s.headers["x-client"] == "rpcweave" for s in server.seen)
+    assert "mcp-protocol-version" not in server.seen[0].headers
+    after = [s for s in server.seen[1:] if s.method != "GET"]
+    assert len(after) == 3
+    assert all(s.headers["mcp-protocol-version"] == "2025-11-25" for s in after)
+
+
+async def test_custom_headers_with_http_sse() -> None:
+    server = Server(legacy_sse_path="/sse")
+    async with client_for(server) as client:
+        transport = HTTPSSETransport(LEGACY_URL, client=client, headers={"x-client": "legacy"})
+        async with transport, Peer(transport) as peer:
+            assert await peer.request("echo", [1]) == [1]
+            await peer.notify("echo", [2])
+    assert [s.method for s in server.seen] == ["GET", "POST", "POST"]
+    assert all(s.headers["x-client"] == "legacy" for s in server.seen)
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+async def test_httpx_auth_on_every_request_with_a_given_client(legacy: bool) -> None:
+    """``auth`` must apply to every request, also when the httpx client is given
+    (as with `StreamingASGITransport`); the transport must not drop it silently."""
+    server = Server(auth=BearerAuth(verify), legacy_sse_path="/sse")
+    auth = TokenAuth("secret")
+    async with client_for(server) as client:
+        transport: Any
+        if legacy:
+            transport = HTTPSSETransport(LEGACY_URL, client=client, auth=auth)
+        else:
+            transport = StreamableHTTPTransport(URL, client=client, auth=auth)
+        async with transport, Peer(transport) as peer:
+            assert (await peer.request("whoami"))["principal"] == "alice"
+            assert await peer.request("echo", [1]) == [1]
+    assert server.seen
+    assert all(s.headers.get("authorization") == "Bearer secret" for s in server.seen)
+    assert auth.calls == len(server.seen)
+
+
+def refusing_validate(info: Any, payload: Any, session: Any) -> None:
+    method = getattr(payload, "method", None)
+    if method == "forbidden":
+        raise HTTPError(403, "Forbidden by policy")
+    if method == "explained":
+        body = json_rpc_error_body(InvalidParams("bad version header"), payload.id)
+        raise HTTPError(400, "Bad Request", body=body)
+    if method == "plain":
+        raise HTTPError(418, "teapot", body=b"I'm a teapot")
+
+
+@pytest.mark.parametrize("legacy", [False, True])
+async def test_http_error_status_is_raised_from_request(legacy: bool) -> None:
+    server = Server(validate=refusing_validate, legacy_sse_path="/sse")
+    async with client_for(server) as client:
+        transport: Any
+        if legacy:
+            transport = HTTPSSETransport(LEGACY_URL, client=client)
+        else:
+            transport = StreamableHTTPTransport(URL, client=client)
+        async with transport, Peer(transport) as peer:
+            assert await peer.request("echo", [1]) == [1]
+            with pytest.raises(HTTPStatusError) as forbidden:
+                await peer.request("forbidden")
+            assert forbidden.value.status == 403
+            assert forbidden.value.error is not None
+            assert "Forbidden by policy" in str(forbidden.value)
+            with pytest.raises(InvalidParams, match="bad version header"):
+                await peer.request("explained")
+            with pytest.raises(HTTPStatusError) as teapot:
+                await peer.request("plain")
+            assert teapot.value.status == 418
+            assert "teapot" in str(teapot.value)
+            # the connection is still usable
+            assert await peer.request("echo", [2]) == [2]
+
+
+async def test_auth_failure_is_http_status_error_401() -> None:
+    server = Server(auth=BearerAuth(verify))
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport) as peer:
+                with pytest.raises(HTTPStatusError) as refused:
+                    await peer.request("echo", [1])
+    assert refused.value.status == 401
+    assert not isinstance(refused.value, SessionExpired)
+
+
+# -- resumption and failures --------------------------------------------------------
+
+
+async def test_automatic_resumption_after_server_closes_the_stream() -> None:
+    server = Server(event_store=InMemoryEventStore(), retry_interval_ms=30)
+    notes: list[Any] = []
+    registry = MethodRegistry()
+    registry.on(NotificationType("progress"), lambda params, ctx: notes.append(params))
+    async with client_for(server) as client:
+        transport = StreamableHTTPTransport(URL, client=client, default_retry_ms=5000)
+        async with transport, Peer(transport, registry) as peer:
+            assert await peer.request("echo", ["open"]) == ["open"]
+            ops = ["note", "close", "note", "note", "wait:go", "note"]
+            async with anyio.create_task_group() as tg:
+
+                async def release() -> None:
+                    # let the client reconnect while the handler is still going
+                    await wait_until(lambda: sum(s.method == "GET" for s in server.seen) >= 2)
+                    server.gate("go").set()
+
+                tg.start_soon(release)
+                result = await peer.request("script", {"ops": ops})
+            assert result == {"notes": 4}
+            # a second early close, with everything sent before the client is back
+            again = await peer.request("script", {"ops": ["note", "close", "note"]})
+            assert again == {"notes": 2}
+    assert notes == [
+        {"n": 1},
+        {"n": 2},
+        {"n": 3},
+        {"n": 4},
+        {"n": 1},
+        {"n": 2},
+    ]
+    resumed = [s for s in server.seen if s.method == "GET" and "last-event-id" in s.headers]
+    assert len(resumed) >= 2
+
+
+@pytest.mark.parametrize("event_store", [False, True])
+async def test_server_killed_mid_stream_fails_the_call_promptly(event_store: bool) -> None:
+    server = Server(event_store=InMemoryEventStore() if event_store else None)
+    async with client_for(server) as client:
+        transport = StreamableHTTPTransport(URL, client=client, default_retry_ms=20)
+        async with transport, Peer(transport) as peer:
+            assert await peer.request("echo", [1]) == [1]
+            failures: list[BaseException] = []
+
+            async def pending() -> None:
+                try:
+                    await peer.request("script", {"ops": ["note", "wait:never"]})
+                except Exception as exc:
+                    failures.append(exc)
+
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(pending)
+                await wait_until(lambda: len(server.app.sessions.all()) == 1 and server.http_calls)
+                await anyio.sleep(0.05)
+                server.app.close()
+            assert len(failures) == 1
+            assert isinstance(failures[0], TransportError), repr(failures[0])
+            with pytest.raises((TransportError, ConnectionClosed)):
+                await peer.request("echo", [2])
+
+
+# -- streamed results ---------------------------------------------------------------
+
+
+async def test_request_stream_yields_results_in_order_and_ends() -> None:
+    server = Server(event_store=InMemoryEventStore())
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport) as peer:
+                assert await peer.request("echo", ["open"]) == ["open"]
+                got = [item async for item in peer.request_stream("count", {"to": 5})]
+                assert got == [{"n": n} for n in range(1, 6)]
+                # twice, to see the first one left nothing behind
+                got = [item async for item in peer.request_stream("count", {"to": 2})]
+                assert got == [{"n": 1}, {"n": 2}]
+                assert peer._result_streams == {}
+
+
+async def test_request_stream_resumes_after_the_server_closes_it_early() -> None:
+    """Streamed results whose SSE stream the server closes early (with ``retry``) are
+    resumed like any other stream: every result arrives once, none is lost."""
+    server = Server(event_store=InMemoryEventStore(), retry_interval_ms=20)
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport) as peer:
+                assert await peer.request("echo", ["open"]) == ["open"]
+                got = [item async for item in peer.request_stream("count_closing", {"to": 4})]
+    assert got == [{"n": 1}, {"n": 2}, {"n": 3}, {"n": 4}]
+
+
+async def test_request_stream_stateless() -> None:
+    server = Server(sessions=None)
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport) as peer:
+                got = [item async for item in peer.request_stream("count", {"to": 3})]
+    assert got == [{"n": 1}, {"n": 2}, {"n": 3}]
+
+
+async def test_leaving_request_stream_early_abandons_the_request() -> None:
+    server = Server()
+    async with client_for(server) as client:
+        async with StreamableHTTPTransport(URL, client=client) as transport:
+            async with Peer(transport, on_outgoing_cancel=cancel_hook) as peer:
+                assert await peer.request("echo", ["open"]) == ["open"]
+                got = []
+                async with aclosing(peer.request_stream("forever")) as results:
+                    async for item in results:
+                        got.append(item)
+                        if len(got) == 2:
+                            break
+                assert got == [{"n": 1}, {"n": 2}]
+                assert peer._result_streams == {}
+                # the server was told and stopped producing
+                await wait_until(lambda: len(server.stream_finished) == 1)
+                assert await peer.request("echo", ["after"]) == ["after"]
+                # a plain ``break`` abandons it too, once the generator is finalized
+                got = []
+                async for item in peer.request_stream("forever"):
+                    got.append(item)
+                    if len(got) == 3:
+                        break
+                assert got == [{"n": 1}, {"n": 2}, {"n": 3}]
+                await wait_until(lambda: len(server.stream_finished) == 2)
+                assert peer._result_streams == {}
+                assert await peer.request("echo", ["after"]) == ["after"]
+
+
+# -- unreachable servers ------------------------------------------------------------
+
+
+def closed_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def test_unreachable_url_raises_transport_error_promptly() -> None:
+    url = f"http://127.0.0.1:{closed_port()}/rpc"
+    with anyio.fail_after(TIMEOUT):
+        async with StreamableHTTPTransport(url, timeout=5) as transport, Peer(transport) as peer:
+            with pytest.raises(TransportError):
+                await peer.request("echo", [1])
+
+
+async def test_unreachable_url_http_sse_raises_transport_error_promptly() -> None:
+    url = f"http://127.0.0.1:{closed_port()}/sse"
+    with anyio.fail_after(TIMEOUT), pytest.raises(TransportError):
+        async with HTTPSSETransport(url, timeout=5):
+            pass
+
+
+async def test_http_sse_transport_round_trips_and_server_calls_client() -> None:
+    server = Server(legacy_sse_path="/sse")
+    async with client_for(server) as client:
+        async with HTTPSSETransport(LEGACY_URL, client=client) as transport:
+            assert transport.endpoint is not None
+            assert transport.endpoint.startswith(BASE + "/messages?session_id=")
+            async with Peer(transport, client_registry()) as peer:
+                assert await peer.request("echo", {"x": 1}) == {"x": 1}
+                assert await peer.request("ask", {"question": "q"}) == {"answer": "answer to q"}
+                result = await server.peer.request("client/answer", {"question": "srv"})
+                assert result == "answer to srv"
+        await wait_until(lambda: len(server.app.sessions) == 0)
