@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := jsonrpc_core mcp_layer acp_layer a2a_layer rpcweave
 
-.PHONY: setup test lint typecheck pytest demo bench clean
+.PHONY: setup test lint typecheck pytest demo bench conformance clean
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -16,7 +16,7 @@ $(STAMP): $(PY) pyproject.toml
 setup: $(STAMP)
 
 lint: setup
-	$(VENV)/bin/ruff check $(PACKAGES) tests examples bench
+	$(VENV)/bin/ruff check $(PACKAGES) tests examples bench scripts
 	$(VENV)/bin/ruff format --check $(PACKAGES)
 
 typecheck: setup
@@ -33,6 +33,10 @@ demo: setup
 
 bench: setup
 	$(PY) -m bench
+
+# The official MCP conformance suite (npm), server and client mode; tools go to .tools/.
+conformance: setup
+	$(PY) scripts/conformance.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

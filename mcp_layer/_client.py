@@ -12,6 +12,7 @@ Rules:
 
 from __future__ import annotations
 
+import inspect
 import itertools
 import logging
 from collections.abc import Awaitable, Callable
@@ -67,6 +68,7 @@ from .types import (
     CreateMessageRequestParams,
     CreateMessageResult,
     ElicitationCapability,
+    ElicitRequestFormParams,
     ElicitResult,
     EmptyResult,
     GetPromptResult,
@@ -91,7 +93,7 @@ from .types import (
     Tool,
 )
 
-__all__ = ["ClientSession", "ProtocolVersionError"]
+__all__ = ["ClientSession", "ProtocolVersionError", "with_elicitation_defaults"]
 
 logger = logging.getLogger("mcp_layer.client")
 
@@ -99,6 +101,30 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] |
 SamplingHandler = Callable[[CreateMessageRequestParams], Awaitable[CreateMessageResult] | Any]
 ElicitationHandler = Callable[[Any], Awaitable[ElicitResult] | Any]
 NotificationCallback = Callable[[Any], Awaitable[None] | None]
+
+
+def with_elicitation_defaults(params: ElicitRequestFormParams, answer: Any) -> Any:
+    """``answer`` with the requested schema's defaults filled in for the fields it omits.
+
+    Only an ``accept`` answer is completed; ``decline`` and ``cancel`` carry no content.
+    ``answer`` may be an `ElicitResult` or its JSON object form.
+    """
+    result = answer if isinstance(answer, ElicitResult) else ElicitResult.model_validate(answer)
+    if result.action != "accept":
+        return result
+    content = dict(result.content or {})
+    for name, field in params.requested_schema.properties.items():
+        if name not in content and field.default is not None:
+            content[name] = field.default
+    return result.model_copy(update={"content": content})
+
+
+async def _run_callback(callback: Callable[..., Any], *args: Any) -> Any:
+    """Call a host callback with positional arguments, as its type says; await it if async."""
+    outcome = callback(*args)
+    if inspect.isawaitable(outcome):
+        outcome = await outcome
+    return outcome
 
 
 class ProtocolVersionError(LocalError):
@@ -119,6 +145,9 @@ class ClientSession:
     ``sampling``, ``elicitation`` and ``roots`` are the host's answers to the server's
     requests; ``on_log``, ``on_resource_updated`` and ``on_list_changed`` receive
     notifications (``on_list_changed`` gets "tools", "resources" or "prompts").
+    With ``elicitation_defaults``, an accepted form-mode answer is completed with the
+    ``default`` of every requested field it leaves out (SEP-1034: clients that support
+    defaults pre-populate the form with them).
     """
 
     def __init__(
@@ -134,6 +163,7 @@ class ClientSession:
         on_resource_updated: NotificationCallback | None = None,
         on_list_changed: Callable[[str], Awaitable[None] | None] | None = None,
         on_elicitation_complete: NotificationCallback | None = None,
+        elicitation_defaults: bool = False,
         request_timeout: float | None = None,
         capabilities: ClientCapabilities | None = None,
     ) -> None:
@@ -147,6 +177,7 @@ class ClientSession:
         self.on_resource_updated = on_resource_updated
         self.on_list_changed = on_list_changed
         self.on_elicitation_complete = on_elicitation_complete
+        self.elicitation_defaults = elicitation_defaults
         self.capabilities = capabilities or self._capabilities()
         self.server: InitializeResult | None = None
         self._progress: dict[str | int, ProgressCallback] = {}
@@ -157,9 +188,16 @@ class ClientSession:
             name="mcp-client",
             errors=MCP_ERRORS,
             answer_cancelled=False,
-            on_outgoing_cancel=_cancel_notification,
+            on_outgoing_cancel=self._cancel_notification,
             request_timeout=request_timeout,
         )
+
+    def _cancel_notification(self, request_id: RequestId, reason: str) -> Notification | None:
+        # "The initialize request MUST NOT be cancelled by clients": until the handshake
+        # is done (only initialize and ping go out before it), abandon without a word.
+        if self.server is None:
+            return None
+        return _cancel_notification(request_id, reason)
 
     def _capabilities(self) -> ClientCapabilities:
         return ClientCapabilities(
@@ -197,8 +235,10 @@ class ClientSession:
         await self.peer.__aenter__()
         try:
             await self.initialize()
-        except BaseException as exc:
-            await self.peer.__aexit__(type(exc), exc, exc.__traceback__)
+        except BaseException:
+            # Stop the peer as after a clean exit, then raise the handshake's own error:
+            # handing it to the task group would wrap it in an ExceptionGroup.
+            await self.peer.__aexit__(None, None, None)
             raise
         return self
 
@@ -406,14 +446,17 @@ class ClientSession:
             from jsonrpc_core import MethodNotFound
 
             raise MethodNotFound("Sampling is not supported by this client")
-        return await call(self.sampling, {"params": params})
+        return await _run_callback(self.sampling, params)
 
     async def _elicit(self, params: Any, ctx: RequestContext) -> Any:
         if self.elicitation is None:
             from jsonrpc_core import MethodNotFound
 
             raise MethodNotFound("Elicitation is not supported by this client")
-        return await call(self.elicitation, {"params": params})
+        answer = await _run_callback(self.elicitation, params)
+        if self.elicitation_defaults and isinstance(params, ElicitRequestFormParams):
+            return with_elicitation_defaults(params, answer)
+        return answer
 
     async def _list_roots(self, params: Any, ctx: RequestContext) -> ListRootsResult:
         roots = self.roots
@@ -426,7 +469,7 @@ class ClientSession:
 
     async def _log(self, params: LoggingMessageNotificationParams, ctx: RequestContext) -> None:
         if self.on_log is not None:
-            await call(self.on_log, {"params": params})
+            await _run_callback(self.on_log, params)
         else:
             logger.info("server log [%s] %s: %s", params.level, params.logger or "-", params.data)
 
@@ -435,17 +478,15 @@ class ClientSession:
     ) -> None:
         callback = self._progress.get(params.progress_token)
         if callback is not None:
-            outcome = callback(params.progress, params.total, params.message)
-            if outcome is not None:
-                await outcome
+            await _run_callback(callback, params.progress, params.total, params.message)
 
     async def _resource_updated(self, params: Any, ctx: RequestContext) -> None:
         if self.on_resource_updated is not None:
-            await call(self.on_resource_updated, {"params": params})
+            await _run_callback(self.on_resource_updated, params)
 
     async def _elicitation_complete(self, params: Any, ctx: RequestContext) -> None:
         if self.on_elicitation_complete is not None:
-            await call(self.on_elicitation_complete, {"params": params})
+            await _run_callback(self.on_elicitation_complete, params)
 
     def _cancelled(self, params: Any, ctx: RequestContext) -> None:
         if params.request_id is not None:
@@ -454,8 +495,6 @@ class ClientSession:
     def _list_changed_handler(self, kind: str) -> Callable[[Any, RequestContext], Awaitable[None]]:
         async def handle(params: Any, ctx: RequestContext) -> None:
             if self.on_list_changed is not None:
-                outcome = self.on_list_changed(kind)
-                if outcome is not None:
-                    await outcome
+                await _run_callback(self.on_list_changed, kind)
 
         return handle

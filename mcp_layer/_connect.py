@@ -51,10 +51,13 @@ async def connect_http(
     """Open a session over Streamable HTTP."""
     from jsonrpc_core import StreamableHTTPTransport
 
+    # The standalone GET stream waits for the handshake: like every request after it,
+    # it must carry the negotiated MCP-Protocol-Version header.
     async with StreamableHTTPTransport(
-        url, headers=headers, auth=auth, timeout=timeout, client=client
+        url, headers=headers, auth=auth, timeout=timeout, client=client, standalone_stream=False
     ) as stream:
         async with ClientSession(stream, **session_options) as session:
+            await stream.open_standalone_stream()
             yield session
 
 

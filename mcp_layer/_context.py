@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic
 
-from jsonrpc_core import RequestContext
+from jsonrpc_core import LocalError, RequestContext
 
 from ._methods import (
     ELICITATION_CREATE,
@@ -81,6 +81,22 @@ class Context:
         """Whether the client cancelled this request."""
         return self.request.cancelled
 
+    def close_sse_stream(self) -> bool:
+        """End the SSE stream carrying this request's messages, keeping the request alive.
+
+        SSE polling (2025-11-25, SEP-1699): a long-running handler may let go of its HTTP
+        response; the client reconnects with ``Last-Event-ID`` after the ``retry`` delay
+        and receives what the handler sent meanwhile, including the result. It needs a
+        server with an event store (``asgi_app(event_store=...)``) to keep those
+        messages; elsewhere (stdio, JSON responses, no event store) it returns ``False``
+        and does nothing.
+        """
+        close = getattr(self.request.info, "close_sse_stream", None)
+        if close is None:
+            return False
+        close()
+        return True
+
     async def log(self, level: LoggingLevel, data: Any, *, logger: str | None = None) -> None:
         """Send a log message to the client, if its log level lets it through."""
         await self.session.send_log(level, data, logger=logger)
@@ -122,13 +138,38 @@ class Context:
         timeout: float | None = None,
         **params: Any,
     ) -> CreateMessageResult:
-        """Ask the client's model for a completion (``sampling/createMessage``)."""
+        """Ask the client's model for a completion (``sampling/createMessage``).
+
+        Raises `jsonrpc_core.LocalError`, sending nothing, if the client did not declare
+        sampling (or ``sampling.tools``, for a request with ``tools`` or ``tool_choice``).
+        """
         if isinstance(messages, str):
             messages = [SamplingMessage(role="user", content=TextContent(text=messages))]
         request = CreateMessageRequestParams(
             messages=messages, max_tokens=max_tokens, system_prompt=system_prompt, **params
         )
+        declared = self.client_capabilities.sampling
+        self._require("sampling", declared is not None)
+        if request.tools is not None or request.tool_choice is not None:
+            self._require(
+                "sampling with tools", declared is not None and declared.tools is not None
+            )
         return await self.request.peer.request(SAMPLING_CREATE_MESSAGE, request, timeout=timeout)
+
+    def _require(self, feature: str, declared: bool) -> None:
+        # Requests back to the client use only what it declared ("Only use capabilities
+        # that were successfully negotiated"; for elicitation modes and sampling with
+        # tools the spec says MUST NOT outright). A stateless server has no handshake to
+        # learn them from, so it tries.
+        if not declared and not self.session.stateless:
+            raise LocalError(f"the client does not support {feature}")
+
+    def _check_elicitation(self, mode: str) -> None:
+        declared = self.client_capabilities.elicitation
+        supported = declared is not None and (
+            declared.supports_url if mode == "url" else declared.supports_form
+        )
+        self._require(f"{mode}-mode elicitation", supported)
 
     async def elicit(
         self,
@@ -137,7 +178,12 @@ class Context:
         *,
         timeout: float | None = None,
     ) -> ElicitResult:
-        """Ask the user for structured input through the client (form mode)."""
+        """Ask the user for structured input through the client (form mode).
+
+        Raises `jsonrpc_core.LocalError`, sending nothing, if the client did not declare
+        form-mode elicitation.
+        """
+        self._check_elicitation("form")
         if isinstance(schema, type):
             requested = schema.model_json_schema()
             requested.pop("title", None)
@@ -151,13 +197,23 @@ class Context:
     async def elicit_url(
         self, message: str, url: str, elicitation_id: str, *, timeout: float | None = None
     ) -> ElicitResult:
-        """Ask the user to visit ``url`` (URL mode elicitation)."""
+        """Ask the user to visit ``url`` (URL mode elicitation).
+
+        Raises `jsonrpc_core.LocalError`, sending nothing, if the client did not declare
+        URL-mode elicitation.
+        """
+        self._check_elicitation("url")
         params = ElicitRequestURLParams(
             mode="url", message=message, url=url, elicitation_id=elicitation_id
         )
         return await self.request.peer.request(ELICITATION_CREATE, params, timeout=timeout)
 
     async def list_roots(self, *, timeout: float | None = None) -> list[Root]:
-        """The client's roots (``roots/list``)."""
+        """The client's roots (``roots/list``).
+
+        Raises `jsonrpc_core.LocalError`, sending nothing, if the client did not declare
+        roots.
+        """
+        self._require("roots", self.client_capabilities.roots is not None)
         result = await self.request.peer.request(ROOTS_LIST, {}, timeout=timeout)
         return list(result.roots)

@@ -9,7 +9,9 @@ Rules:
 2. Arguments are validated once per call: against that model, or, when the user gave a
    raw JSON Schema, with jsonschema (compiled once) and passed through as they are.
 3. A typed return (a model, a TypedDict, a dataclass, or a primitive wrapped as
-   ``{"result": ...}``) yields an output schema and ``structuredContent``.
+   ``{"result": ...}``) yields an output schema and ``structuredContent``. A return
+   type that is or contains one of ``unstructured_types`` (MCP content blocks,
+   ``Image``, ``CallToolResult``) is content, not data: it never yields a schema.
 """
 
 from __future__ import annotations
@@ -100,8 +102,10 @@ class FunctionSignature:
         input_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         output_schema: dict[str, Any] | None = None,
+        unstructured_types: tuple[type, ...] = (),
     ) -> None:
         self.func = func
+        self.unstructured_types = unstructured_types
         self.is_async = inspect.iscoroutinefunction(func)
         signature = inspect.signature(func)
         try:
@@ -151,6 +155,8 @@ class FunctionSignature:
             return given, False
         if structured is False or annotation in (inspect.Signature.empty, None, type(None)):
             return None, False
+        if self.unstructured_types and _mentions(annotation, self.unstructured_types):
+            return None, False
         if _is_structured_type(annotation):
             schema = pydantic.TypeAdapter(annotation).json_schema()
             return schema, False
@@ -195,6 +201,17 @@ class FunctionSignature:
 
 class ArgumentsError(ValueError):
     """The arguments do not fit the function's input schema."""
+
+
+def _mentions(annotation: Any, types: tuple[type, ...]) -> bool:
+    """Whether ``annotation`` is one of ``types`` or has one among its type arguments."""
+    if inspect.isclass(annotation) and typing.get_origin(annotation) is None:
+        try:
+            if issubclass(annotation, types):
+                return True
+        except TypeError:  # not a real class after all (a generic alias on Python 3.10)
+            pass
+    return any(_mentions(arg, types) for arg in typing.get_args(annotation))
 
 
 def _is_wrappable(annotation: Any) -> bool:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ._context import Context
 from ._functions import FunctionSignature, docstring_summary
+from ._results import UNSTRUCTURED_RETURN_TYPES
 from ._uri_template import UriTemplate
 from .types import (
     Annotations,
@@ -55,6 +56,7 @@ class ToolEntry:
             input_schema=input_schema,
             structured_output=structured_output,
             output_schema=output_schema,
+            unstructured_types=UNSTRUCTURED_RETURN_TYPES,
         )
         tool = Tool(
             name=name or func.__name__,

@@ -27,6 +27,7 @@ from .types import (
 )
 
 __all__ = [
+    "UNSTRUCTURED_RETURN_TYPES",
     "Audio",
     "Image",
     "to_call_tool_result",
@@ -71,6 +72,10 @@ class Audio(_Media):
         """The MCP audio content block."""
         data, mime = self._payload("audio/wav")
         return AudioContent(data=data, mime_type=mime)
+
+
+UNSTRUCTURED_RETURN_TYPES: tuple[type, ...] = (*_CONTENT_TYPES, Image, Audio, CallToolResult)
+"""Return types that are tool content rather than data: they never get an output schema."""
 
 
 def _json_text(value: Any) -> str:

@@ -381,7 +381,7 @@ class MCPServer:
 
 
 def _check_protocol_version(
-    info: HTTPRequestInfo, payload: Incoming, session: HTTPSession | None
+    info: HTTPRequestInfo, payload: Incoming | None, session: HTTPSession | None
 ) -> None:
     version = info.headers.get("mcp-protocol-version")
     if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
