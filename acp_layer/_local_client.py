@@ -1,0 +1,201 @@
+"""`LocalClient`: a ready-made client on the local file system and local processes.
+
+Files are confined to the session's workspace (its ``cwd`` and additional directories, or
+the ``workspace`` given): relative paths, ``..`` escapes, symbolic links and absolute paths
+leading outside are refused with -32602; a missing file is -32002. Terminals are local
+subprocesses (see ``_terminals``). Permission requests are answered by a policy (allow or
+reject) or by a function standing in for the editor's dialog.
+"""
+
+from __future__ import annotations
+
+import inspect
+import uuid
+from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
+from typing import Literal
+
+import anyio
+
+from jsonrpc_core import InvalidParams
+
+from . import schema as s
+from ._client import Client
+from ._errors import ResourceNotFound
+from ._terminals import LocalTerminal
+from ._workspace import confine
+
+__all__ = ["LocalClient"]
+
+PermissionDialog = Callable[
+    [s.RequestPermissionRequest],
+    Awaitable[s.RequestPermissionOutcome] | s.RequestPermissionOutcome,
+]
+UpdateCallback = Callable[[s.SessionNotification], Awaitable[None] | None]
+
+_ALLOW = ("allow_once", "allow_always")
+_REJECT = ("reject_once", "reject_always")
+
+
+class LocalClient(Client):
+    """A client that serves files from the session's workspace and runs terminals locally.
+
+    ``permission`` is ``"reject"`` (default), ``"allow"``, or a function given the request
+    that returns the outcome (the editor's dialog). Every session update is kept in
+    ``updates`` (per session id) and passed to ``on_update``. Files larger than
+    ``max_file_bytes`` are refused; terminal output is capped at ``max_output_bytes`` when
+    the agent sets no lower ``outputByteLimit``.
+    """
+
+    client_info = s.Implementation(name="rpcweave-local-client", version="0.1.0")
+
+    def __init__(
+        self,
+        workspace: str | Path | None = None,
+        *,
+        permission: Literal["allow", "reject"] | PermissionDialog = "reject",
+        on_update: UpdateCallback | None = None,
+        max_file_bytes: int = 8 * 1024 * 1024,
+        max_output_bytes: int = 4 * 1024 * 1024,
+    ) -> None:
+        self.workspace = None if workspace is None else str(workspace)
+        self.permission = permission
+        self.on_update = on_update
+        self.max_file_bytes = max_file_bytes
+        self.max_output_bytes = max_output_bytes
+        self.updates: dict[str, list[s.SessionUpdate]] = {}
+        self.permission_requests: list[s.RequestPermissionRequest] = []
+        self.terminals: dict[str, LocalTerminal] = {}
+
+    async def _roots(self, session_id: str) -> list[str]:
+        session = await self.connection.session(session_id)
+        return [self.workspace] if self.workspace is not None else session.roots
+
+    async def _path(self, session_id: str, path: str) -> Path:
+        return confine(path, await self._roots(session_id))
+
+    # -- permission and updates ------------------------------------------------------------
+
+    async def request_permission(
+        self, params: s.RequestPermissionRequest
+    ) -> s.RequestPermissionOutcome:
+        """Answer with the policy's choice, or ask the dialog function."""
+        self.permission_requests.append(params)
+        if callable(self.permission):
+            outcome = self.permission(params)
+            return await outcome if inspect.isawaitable(outcome) else outcome
+        kinds = _ALLOW if self.permission == "allow" else _REJECT
+        for kind in kinds:
+            for option in params.options:
+                if option.kind == kind:
+                    return s.SelectedPermissionOutcome(option_id=option.option_id)
+        return s.CancelledPermissionOutcome()
+
+    async def session_update(self, params: s.SessionNotification) -> None:
+        """Keep the update and pass it to ``on_update``."""
+        self.updates.setdefault(params.session_id, []).append(params.update)
+        if self.on_update is not None:
+            outcome = self.on_update(params)
+            if inspect.isawaitable(outcome):
+                await outcome
+
+    # -- files -----------------------------------------------------------------------------
+
+    async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
+        """Read the file, from 1-based ``line`` and at most ``limit`` lines."""
+        path = await self._path(params.session_id, params.path)
+        text = await anyio.to_thread.run_sync(self._read, path, params.path)
+        if params.line is not None or params.limit is not None:
+            lines = text.splitlines(keepends=True)
+            start = max((params.line or 1) - 1, 0)
+            end = None if params.limit is None else start + params.limit
+            text = "".join(lines[start:end])
+        return s.ReadTextFileResponse(content=text)
+
+    def _read(self, path: Path, shown: str) -> str:
+        try:
+            size = path.stat().st_size
+            if not path.is_file():
+                raise InvalidParams(f"Invalid params: not a file: {shown!r}")
+            if size > self.max_file_bytes:
+                raise InvalidParams(
+                    f"Invalid params: {shown!r} is larger than {self.max_file_bytes} bytes"
+                )
+            return path.read_bytes().decode("utf-8", "replace")
+        except FileNotFoundError:
+            raise ResourceNotFound(f"Resource not found: {shown!r}", {"path": shown}) from None
+
+    async def write_text_file(self, params: s.WriteTextFileRequest) -> None:
+        """Write the file, creating it and its missing parent directories."""
+        path = await self._path(params.session_id, params.path)
+        await anyio.to_thread.run_sync(_write, path, params.content)
+
+    # -- terminals -------------------------------------------------------------------------
+
+    async def create_terminal(self, params: s.CreateTerminalRequest) -> s.CreateTerminalResponse:
+        """Start the command in the session's workspace (or in ``cwd`` inside it)."""
+        roots = await self._roots(params.session_id)
+        cwd = confine(params.cwd or roots[0], roots)
+        limit = self.max_output_bytes
+        if params.output_byte_limit is not None:
+            limit = min(limit, params.output_byte_limit)
+        terminal_id = f"term_{uuid.uuid4().hex[:12]}"
+        try:
+            terminal = await LocalTerminal.start(
+                terminal_id,
+                params.command,
+                params.args,
+                cwd=str(cwd),
+                env={e.name: e.value for e in params.env},
+                limit=limit,
+            )
+        except OSError as exc:
+            raise InvalidParams(
+                f"Invalid params: cannot run {params.command!r}: {exc.strerror or exc}"
+            ) from None
+        self.terminals[terminal_id] = terminal
+        self.connection.start_soon(terminal.run)
+        return s.CreateTerminalResponse(terminal_id=terminal_id)
+
+    def _terminal(self, terminal_id: str) -> LocalTerminal:
+        terminal = self.terminals.get(terminal_id)
+        if terminal is None:
+            raise ResourceNotFound(
+                f"Resource not found: unknown terminal {terminal_id!r}",
+                {"terminalId": terminal_id},
+            )
+        return terminal
+
+    async def terminal_output(self, params: s.TerminalOutputRequest) -> s.TerminalOutputResponse:
+        """Output so far, ``truncated``, and the exit status once exited."""
+        return self._terminal(params.terminal_id).snapshot()
+
+    async def wait_for_terminal_exit(
+        self, params: s.WaitForTerminalExitRequest
+    ) -> s.WaitForTerminalExitResponse:
+        """Wait for the command to exit."""
+        return await self._terminal(params.terminal_id).wait()
+
+    async def kill_terminal(self, params: s.KillTerminalRequest) -> None:
+        """Kill the command; the terminal stays for ``output`` and ``wait_for_exit``."""
+        self._terminal(params.terminal_id).kill()
+
+    async def release_terminal(self, params: s.ReleaseTerminalRequest) -> None:
+        """Kill the command if running and forget the terminal."""
+        terminal = self._terminal(params.terminal_id)
+        del self.terminals[params.terminal_id]
+        await terminal.close()
+
+    async def aclose(self) -> None:
+        """Kill every terminal the agent did not release."""
+        terminals: Sequence[LocalTerminal] = list(self.terminals.values())
+        self.terminals.clear()
+        for terminal in terminals:
+            await terminal.close()
+
+
+def _write(path: Path, content: str) -> None:
+    if path.is_dir():
+        raise InvalidParams(f"Invalid params: is a directory: {str(path)!r}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(content, encoding="utf-8")

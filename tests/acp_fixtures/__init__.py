@@ -1,0 +1,1 @@
+"""Fixtures of the ACP tests: schema checks, SDK scripts (Python and Node)."""
