@@ -1,0 +1,523 @@
+"""`A2AClient`: find an agent by its card, send it work, follow its tasks.
+
+::
+
+    async with A2AClient.connect("http://127.0.0.1:9999") as client:
+        task = await client.send("Summarise this", return_immediately=True)
+        task = await client.wait(task.id, timeout=60)          # poll with backoff
+        async for event in client.stream("And now live"):      # SSE, resumes after drops
+            ...
+
+Rules:
+
+1. The card is read from ``/.well-known/agent-card.json`` (``/.well-known/agent.json``
+   on 404); the first interface whose binding and version this client speaks is used
+   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0), and its ``tenant`` goes into every request.
+2. `stream` ends after a message, a terminal or interrupted status, or a terminal task.
+   If the connection ends before that, the client fills the gap with GetTask and
+   re-subscribes (SubscribeToTask), with backoff, at most ``max_reconnects`` times in a
+   row; the events it yields stay in order (a snapshot `Task` marks each resumption).
+3. Errors are the agent's (`TaskNotFound`, ...: `A2A_ERRORS` classes);
+   `jsonrpc_core.TransportError` when the agent cannot be reached.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import httpx
+
+from jsonrpc_core import ConnectionClosed, TransportError
+
+from ._card import resolve_card
+from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
+from ._errors import UnsupportedOperation
+from ._executor import new_id
+from ._rpc import EXTENSIONS_HEADER, normalise_version
+from .types import (
+    AgentCard,
+    AgentInterface,
+    AuthenticationInfo,
+    CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
+    GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
+    GetTaskRequest,
+    ListTaskPushNotificationConfigsRequest,
+    ListTasksRequest,
+    ListTasksResponse,
+    Message,
+    Part,
+    ProtocolBinding,
+    Role,
+    SendMessageConfiguration,
+    SendMessageRequest,
+    SendMessageResponse,
+    StreamResponse,
+    SubscribeToTaskRequest,
+    Task,
+    TaskPushNotificationConfig,
+    TaskState,
+)
+
+__all__ = ["A2AClient", "BearerToken", "NoSupportedInterface", "user_message"]
+
+_BINDINGS = (ProtocolBinding.JSONRPC, ProtocolBinding.HTTP_JSON)
+_VERSIONS = ("1.0", "0.3")
+
+
+class NoSupportedInterface(LookupError):
+    """The agent card lists no interface this client can use."""
+
+
+class BearerToken(httpx.Auth):
+    """``Authorization: Bearer <token>`` on every request (an `httpx.Auth`)."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def auth_flow(self, request: httpx.Request) -> Any:
+        request.headers["authorization"] = f"Bearer {self.token}"
+        yield request
+
+
+def user_message(
+    content: str | Part | Sequence[Part] | Message,
+    *,
+    task_id: str | None = None,
+    context_id: str | None = None,
+    message_id: str | None = None,
+    metadata: Mapping[str, Any] | None = None,
+    reference_task_ids: Sequence[str] | None = None,
+) -> Message:
+    """A message from the user (a fresh message id unless given)."""
+    if isinstance(content, Message):
+        update: dict[str, Any] = {}
+        if task_id is not None:
+            update["task_id"] = task_id
+        if context_id is not None:
+            update["context_id"] = context_id
+        return content.model_copy(update=update) if update else content
+    parts = [Part(text=content)] if isinstance(content, str) else content
+    return Message(
+        message_id=message_id or new_id(),
+        role=Role.USER,
+        parts=[parts] if isinstance(parts, Part) else list(parts),
+        task_id=task_id,
+        context_id=context_id,
+        metadata=dict(metadata) if metadata is not None else None,
+        reference_task_ids=list(reference_task_ids) if reference_task_ids else None,
+    )
+
+
+def _closes_stream(event: StreamResponse) -> bool:
+    if event.message is not None:
+        return True
+    if event.status_update is not None:
+        state = event.status_update.status.state
+        return state.is_terminal or state.is_interrupted
+    return event.task is not None and event.task.status.state.is_terminal
+
+
+def _task_id(event: StreamResponse) -> str | None:
+    if event.task is not None:
+        return event.task.id
+    if event.status_update is not None:
+        return event.status_update.task_id
+    if event.artifact_update is not None:
+        return event.artifact_update.task_id
+    return None
+
+
+def choose_interface(
+    card: AgentCard,
+    bindings: Sequence[str] = _BINDINGS,
+    versions: Sequence[str] = _VERSIONS,
+) -> AgentInterface:
+    """The first interface of ``card`` with a binding and version this client speaks."""
+    for interface in card.supported_interfaces:
+        version = normalise_version(interface.protocol_version)
+        binding = interface.protocol_binding
+        if binding not in bindings or version not in versions:
+            continue
+        if binding == ProtocolBinding.HTTP_JSON and version != "1.0":
+            continue  # the 0.3 HTTP+JSON routes are not spoken here
+        return interface
+    offered = ", ".join(
+        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
+    )
+    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
+
+
+class A2AClient:
+    """A client of one A2A agent (see module rules).
+
+    Use `connect` to start from a URL, or build it from a card you have. ``auth`` is any
+    `httpx.Auth` (`BearerToken`, or your own), ``headers`` go on every request, and
+    ``extensions`` are announced in ``A2A-Extensions``.
+    """
+
+    def __init__(
+        self,
+        card: AgentCard,
+        *,
+        http: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | None = None,
+        headers: Mapping[str, str] | None = None,
+        extensions: Sequence[str] = (),
+        bindings: Sequence[str] = _BINDINGS,
+        versions: Sequence[str] = _VERSIONS,
+        timeout: float = 30.0,
+        read_timeout: float = 300.0,
+    ) -> None:
+        self.card = card
+        self.interface = choose_interface(card, bindings, versions)
+        self.protocol_version = normalise_version(self.interface.protocol_version)
+        self.tenant = self.interface.tenant
+        self._owns_http = http is None
+        self.http = http or httpx.AsyncClient(
+            auth=auth, timeout=httpx.Timeout(timeout, read=read_timeout)
+        )
+        if auth is not None and not self._owns_http:
+            self.http.auth = auth
+        base_headers = dict(headers or {})
+        if extensions:
+            base_headers[EXTENSIONS_HEADER] = ",".join(extensions)
+        self.transport: ClientTransport
+        if self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
+            self.transport = RestClientTransport(
+                self.http, self.interface.url, headers=base_headers
+            )
+        else:
+            self.transport = JsonRpcClientTransport(
+                self.http,
+                self.interface.url,
+                protocol_version=self.protocol_version,
+                headers=base_headers,
+            )
+
+    @classmethod
+    @asynccontextmanager
+    async def connect(
+        cls,
+        base_url: str,
+        *,
+        http: httpx.AsyncClient | None = None,
+        auth: httpx.Auth | None = None,
+        headers: Mapping[str, str] | None = None,
+        card_path: str | None = None,
+        **options: Any,
+    ) -> AsyncIterator[A2AClient]:
+        """Resolve the agent card at ``base_url`` and open a client on it (rule 1)."""
+        owned = http is None
+        http = http or httpx.AsyncClient(
+            auth=auth, timeout=httpx.Timeout(options.get("timeout", 30.0), read=300.0)
+        )
+        try:
+            card = await resolve_card(http, base_url, headers=headers, path=card_path)
+            client = cls(card, http=http, auth=auth, headers=headers, **options)
+            client._owns_http = owned
+            async with client:
+                yield client
+        finally:
+            if owned:
+                await http.aclose()
+
+    async def __aenter__(self) -> A2AClient:
+        await self.transport.__aenter__()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        try:
+            await self.transport.aclose()
+        finally:
+            if self._owns_http:
+                await self.http.aclose()
+
+    # -- messages --------------------------------------------------------------------
+
+    def _send_request(
+        self,
+        content: str | Part | Sequence[Part] | Message,
+        *,
+        task_id: str | None,
+        context_id: str | None,
+        return_immediately: bool,
+        history_length: int | None,
+        push: TaskPushNotificationConfig | None,
+        accepted_output_modes: Sequence[str] | None,
+        metadata: Mapping[str, Any] | None,
+        message_id: str | None,
+    ) -> SendMessageRequest:
+        message = user_message(
+            content, task_id=task_id, context_id=context_id, message_id=message_id
+        )
+        config = SendMessageConfiguration(
+            accepted_output_modes=list(accepted_output_modes) if accepted_output_modes else None,
+            task_push_notification_config=push,
+            history_length=history_length,
+            return_immediately=return_immediately,
+        )
+        return SendMessageRequest(
+            tenant=self.tenant,
+            message=message,
+            configuration=config,
+            metadata=dict(metadata) if metadata is not None else None,
+        )
+
+    async def send(
+        self,
+        content: str | Part | Sequence[Part] | Message,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        return_immediately: bool = False,
+        history_length: int | None = None,
+        push: TaskPushNotificationConfig | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        message_id: str | None = None,
+    ) -> Task | Message:
+        """SendMessage: the task (blocking unless ``return_immediately``) or a reply.
+
+        Retrying with the same ``message_id`` (or the same `Message`) is safe against
+        servers that deduplicate, as rpcweave's do.
+        """
+        request = self._send_request(
+            content,
+            task_id=task_id,
+            context_id=context_id,
+            return_immediately=return_immediately,
+            history_length=history_length,
+            push=push,
+            accepted_output_modes=accepted_output_modes,
+            metadata=metadata,
+            message_id=message_id,
+        )
+        response: SendMessageResponse = await self.transport.call("SendMessage", request)
+        return response.payload
+
+    async def stream(
+        self,
+        content: str | Part | Sequence[Part] | Message,
+        *,
+        task_id: str | None = None,
+        context_id: str | None = None,
+        history_length: int | None = None,
+        push: TaskPushNotificationConfig | None = None,
+        accepted_output_modes: Sequence[str] | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        message_id: str | None = None,
+        max_reconnects: int = 5,
+        reconnect_delay: float = 0.2,
+    ) -> AsyncIterator[StreamResponse]:
+        """SendStreamingMessage as an async iterator of events (rule 2)."""
+        request = self._send_request(
+            content,
+            task_id=task_id,
+            context_id=context_id,
+            return_immediately=False,
+            history_length=history_length,
+            push=push,
+            accepted_output_modes=accepted_output_modes,
+            metadata=metadata,
+            message_id=message_id,
+        )
+        followed: str | None = None
+        try:
+            async for event in self.transport.stream("SendStreamingMessage", request):
+                followed = followed or _task_id(event)
+                yield event
+                if _closes_stream(event):
+                    return
+        except (TransportError, ConnectionClosed):
+            if followed is None:
+                raise
+        if followed is None:
+            return
+        async for event in self._follow(followed, max_reconnects, reconnect_delay):
+            yield event
+
+    async def subscribe(
+        self, task_id: str, *, max_reconnects: int = 5, reconnect_delay: float = 0.2
+    ) -> AsyncIterator[StreamResponse]:
+        """SubscribeToTask as an async iterator: the task now, then its events (rule 2)."""
+        request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
+        try:
+            async for event in self.transport.stream("SubscribeToTask", request):
+                yield event
+                if _closes_stream(event):
+                    return
+        except (TransportError, ConnectionClosed):
+            pass
+        async for event in self._follow(task_id, max_reconnects, reconnect_delay):
+            yield event
+
+    async def _follow(
+        self, task_id: str, max_reconnects: int, delay: float
+    ) -> AsyncIterator[StreamResponse]:
+        failures = 0
+        while True:
+            task = await self.get_task(task_id)
+            yield StreamResponse(task=task)
+            state = task.status.state
+            if state.is_terminal or state.is_interrupted:
+                return
+            if failures >= max_reconnects:
+                raise TransportError(
+                    f"the stream of task {task_id} dropped {failures} times in a row"
+                )
+            await anyio.sleep(delay * (2**failures))
+            failures += 1
+            request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
+            first = True
+            try:
+                async for event in self.transport.stream("SubscribeToTask", request):
+                    if first and event.task == task:
+                        first = False
+                        continue  # the snapshot just yielded
+                    first = False
+                    failures = 0
+                    yield event
+                    if _closes_stream(event):
+                        return
+            except UnsupportedOperation:
+                continue  # terminal meanwhile: GetTask has the end
+            except (TransportError, ConnectionClosed):
+                continue
+
+    async def wait(
+        self,
+        task_id: str,
+        *,
+        timeout: float = 300.0,
+        interval: float = 0.1,
+        max_interval: float = 2.0,
+        until: frozenset[TaskState] | None = None,
+        since: Task | None = None,
+    ) -> Task:
+        """Poll GetTask with exponential backoff until the task is terminal or interrupted
+        (or in one of ``until``); raises `TimeoutError` after ``timeout`` seconds overall.
+
+        ``since``: a snapshot whose status does not count (after answering an
+        input-required task, wait for its *next* interruption or end).
+        """
+        delay = interval
+        with anyio.fail_after(timeout):
+            while True:
+                task = await self.get_task(task_id)
+                state = task.status.state
+                if until is not None:
+                    matched = state in until
+                else:
+                    matched = state.is_terminal or state.is_interrupted
+                if matched and (since is None or task.status != since.status):
+                    return task
+                await anyio.sleep(delay)
+                delay = min(delay * 2, max_interval)
+
+    # -- tasks -----------------------------------------------------------------------
+
+    async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
+        """GetTask."""
+        request = GetTaskRequest(id=task_id, history_length=history_length, tenant=self.tenant)
+        result: Task = await self.transport.call("GetTask", request)
+        return result
+
+    async def list_tasks(
+        self,
+        *,
+        context_id: str | None = None,
+        status: TaskState | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        history_length: int | None = None,
+        include_artifacts: bool | None = None,
+        status_timestamp_after: Any = None,
+    ) -> ListTasksResponse:
+        """ListTasks (one page; pass ``next_page_token`` back for the next)."""
+        request = ListTasksRequest(
+            tenant=self.tenant,
+            context_id=context_id,
+            status=status,
+            page_size=page_size,
+            page_token=page_token,
+            history_length=history_length,
+            include_artifacts=include_artifacts,
+            status_timestamp_after=status_timestamp_after,
+        )
+        result: ListTasksResponse = await self.transport.call("ListTasks", request)
+        return result
+
+    async def cancel_task(self, task_id: str, *, metadata: Mapping[str, Any] | None = None) -> Task:
+        """CancelTask."""
+        request = CancelTaskRequest(
+            id=task_id, tenant=self.tenant, metadata=dict(metadata) if metadata else None
+        )
+        result: Task = await self.transport.call("CancelTask", request)
+        return result
+
+    # -- push notification configs ---------------------------------------------------
+
+    async def create_push_config(
+        self,
+        task_id: str,
+        url: str,
+        *,
+        token: str | None = None,
+        authentication: AuthenticationInfo | None = None,
+        config_id: str | None = None,
+    ) -> TaskPushNotificationConfig:
+        """CreateTaskPushNotificationConfig: have the agent POST the task's events to ``url``."""
+        request = TaskPushNotificationConfig(
+            tenant=self.tenant,
+            task_id=task_id,
+            id=config_id,
+            url=url,
+            token=token,
+            authentication=authentication,
+        )
+        result: TaskPushNotificationConfig = await self.transport.call(
+            "CreateTaskPushNotificationConfig", request
+        )
+        return result
+
+    async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
+        """GetTaskPushNotificationConfig."""
+        request = GetTaskPushNotificationConfigRequest(
+            task_id=task_id, id=config_id, tenant=self.tenant
+        )
+        result: TaskPushNotificationConfig = await self.transport.call(
+            "GetTaskPushNotificationConfig", request
+        )
+        return result
+
+    async def list_push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
+        """ListTaskPushNotificationConfigs (every page)."""
+        configs: list[TaskPushNotificationConfig] = []
+        token: str | None = None
+        while True:
+            request = ListTaskPushNotificationConfigsRequest(
+                task_id=task_id, tenant=self.tenant, page_token=token
+            )
+            page = await self.transport.call("ListTaskPushNotificationConfigs", request)
+            configs.extend(page.configs)
+            token = page.next_page_token
+            if not token:
+                return configs
+
+    async def delete_push_config(self, task_id: str, config_id: str) -> None:
+        """DeleteTaskPushNotificationConfig."""
+        request = DeleteTaskPushNotificationConfigRequest(
+            task_id=task_id, id=config_id, tenant=self.tenant
+        )
+        await self.transport.call("DeleteTaskPushNotificationConfig", request)
+
+    async def get_extended_card(self) -> AgentCard:
+        """GetExtendedAgentCard (authenticate first; spec 3.1.11)."""
+        request = GetExtendedAgentCardRequest(tenant=self.tenant)
+        result: AgentCard = await self.transport.call("GetExtendedAgentCard", request)
+        return result

@@ -1,0 +1,211 @@
+"""How an `A2AClient` reaches one agent interface: JSON-RPC (1.0 or 0.3) or HTTP+JSON.
+
+Each transport turns a 1.0 method name and its params model into a call and gives back
+the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
+error as its `A2A_ERRORS` class. The JSON-RPC one is a `jsonrpc_core.Peer` over
+`StreamableHTTPTransport` (0.3 calls go through the ``_compat03`` bridge); the
+HTTP+JSON one maps calls to routes with ``_http_binding``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Mapping
+from contextlib import AsyncExitStack
+from typing import Any
+
+import httpx
+
+from jsonrpc_core import (
+    HTTPStatusError,
+    JsonRpcError,
+    Peer,
+    SSEDecoder,
+    StreamableHTTPTransport,
+    TransportError,
+)
+
+from ._compat03 import params_to_v03, result_from_v03
+from ._errors import A2A_ERRORS, error_from_http
+from ._http_binding import http_request_for
+from ._methods import METHODS_V10
+from .types import A2AModel, StreamResponse
+
+__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
+
+
+def _refined(exc: JsonRpcError) -> JsonRpcError:
+    return A2A_ERRORS.refine(exc)
+
+
+class ClientTransport:
+    """One agent interface: `call` and `stream` 1.0 methods."""
+
+    protocol_version = "1.0"
+
+    async def __aenter__(self) -> ClientTransport:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release the transport."""
+
+    async def call(self, method: str, params: A2AModel) -> Any:
+        """Call ``method``; the validated 1.0 result model."""
+        raise NotImplementedError
+
+    def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
+        """Call a streaming method; its events."""
+        raise NotImplementedError
+
+
+class JsonRpcClientTransport(ClientTransport):
+    """JSON-RPC over HTTP, as A2A 1.0 (``A2A-Version: 1.0``) or 0.3 (``message/send``)."""
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        *,
+        protocol_version: str = "1.0",
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.protocol_version = protocol_version
+        all_headers = dict(headers or {})
+        if protocol_version != "0.3":
+            all_headers["A2A-Version"] = protocol_version
+        self._http = StreamableHTTPTransport(
+            url,
+            client=client,
+            headers=all_headers,
+            standalone_stream=False,
+            terminate_on_close=False,
+            max_reconnects=0,
+        )
+        self._stack = AsyncExitStack()
+        self._peer: Peer | None = None
+
+    async def __aenter__(self) -> JsonRpcClientTransport:
+        await self._stack.__aenter__()
+        try:
+            await self._stack.enter_async_context(self._http)
+            self._peer = await self._stack.enter_async_context(
+                Peer(self._http, name="a2a-client", errors=A2A_ERRORS)
+            )
+        except BaseException:
+            await self._stack.aclose()
+            raise
+        return self
+
+    async def aclose(self) -> None:
+        self._peer = None
+        await self._stack.aclose()
+
+    @property
+    def peer(self) -> Peer:
+        """The JSON-RPC peer (only while the transport is open)."""
+        assert self._peer is not None, "use the transport as an async context manager"
+        return self._peer
+
+    async def call(self, method: str, params: A2AModel) -> Any:
+        try:
+            if self.protocol_version == "0.3":
+                name, wire = params_to_v03(method, params)
+                return result_from_v03(method, await self.peer.request(name, wire))
+            return await self.peer.request(METHODS_V10[method], params)
+        except HTTPStatusError:
+            raise  # an HTTP error status (401, 413, ...): a TransportError with .status
+        except JsonRpcError as exc:
+            raise _refined(exc) from None
+
+    async def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
+        try:
+            if self.protocol_version == "0.3":
+                name, wire = params_to_v03(method, params)
+                raw: Any
+                async for raw in self.peer.request_stream(name, wire):
+                    yield result_from_v03(method, raw)
+                return
+            async for event in self.peer.request_stream(METHODS_V10[method], params):
+                yield event
+        except HTTPStatusError:
+            raise  # an HTTP error status (401, 413, ...): a TransportError with .status
+        except JsonRpcError as exc:
+            raise _refined(exc) from None
+
+
+class RestClientTransport(ClientTransport):
+    """The HTTP+JSON binding (spec 11), A2A 1.0."""
+
+    def __init__(
+        self, client: httpx.AsyncClient, url: str, *, headers: Mapping[str, str] | None = None
+    ) -> None:
+        self._client = client
+        self.url = url.rstrip("/")
+        self.headers = {**dict(headers or {}), "A2A-Version": "1.0"}
+
+    def _request(self, method: str, params: A2AModel, accept: str) -> httpx.Request:
+        spec = http_request_for(method, params)
+        headers = {**self.headers, "accept": accept}
+        content = None
+        if spec.body is not None:
+            headers["content-type"] = "application/a2a+json"
+            content = json.dumps(spec.body).encode()
+        return self._client.build_request(
+            spec.http_method,
+            self.url + spec.path,
+            params=spec.query,
+            content=content,
+            headers=headers,
+        )
+
+    async def call(self, method: str, params: A2AModel) -> Any:
+        request = self._request(method, params, "application/a2a+json, application/json")
+        try:
+            response = await self._client.send(request)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"{request.method} {request.url} failed: {exc!r}") from exc
+        body = _json_or_none(response.content)
+        if response.status_code >= 400:
+            raise _http_error(response.status_code, body)
+        return METHODS_V10[method].validate_result(body)
+
+    async def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
+        request = self._request(method, params, "text/event-stream")
+        try:
+            response = await self._client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"{request.method} {request.url} failed: {exc!r}") from exc
+        try:
+            if response.status_code >= 400:
+                raise _http_error(response.status_code, _json_or_none(await response.aread()))
+            decoder = SSEDecoder()
+            try:
+                async for chunk in response.aiter_bytes():
+                    for event in decoder.feed(chunk):
+                        if not event.data:
+                            continue
+                        if event.event == "error":
+                            raise error_from_http(500, _json_or_none(event.data.encode()))
+                        yield StreamResponse.model_validate_json(event.data)
+            except httpx.HTTPError:
+                return  # the connection dropped: the stream just ends
+        finally:
+            await response.aclose()
+
+
+def _http_error(status: int, body: Any) -> Exception:
+    """An A2A error for an HTTP+JSON error answer; 401 and 403 are transport errors."""
+    error = error_from_http(status, body)
+    if status in (401, 403):
+        return HTTPStatusError(status, error.message, error)
+    return error
+
+
+def _json_or_none(body: bytes) -> Any:
+    try:
+        return json.loads(body) if body else None
+    except ValueError:
+        return None

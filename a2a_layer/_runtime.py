@@ -1,0 +1,668 @@
+"""The task runtime: runs the agent, applies its events, fans them out, deduplicates.
+
+One `TaskRuntime` per server. Each accepted message becomes a `_Run` (one call of the
+agent's ``execute``); each task with a run or a subscriber in progress has an `_Active`
+record in memory. Rules:
+
+1. Every event is applied under the task's lock in this order: new state computed
+   (``_state``, may refuse), saved to the store, then offered to every subscriber and
+   to push delivery. So a subscriber never sees an event the store does not have, and
+   all subscribers of a task see the same events in the same order.
+2. A subscriber is attached under the same lock and gets the `Task` as it is at that
+   moment first; its stream closes after the next terminal or interrupted status, or at
+   once when the task is already terminal. A subscriber that falls ``subscriber_buffer``
+   events behind is cut off (its stream just ends; GetTask or SubscribeToTask catch up).
+3. Runs of one task never overlap: a message for a task whose agent is still running
+   waits for it (FIFO), then is refused if the task has become terminal.
+4. A message id is remembered from the moment its run starts; a retried send with the
+   same id joins the running run, or gets what the finished one produced, and never
+   starts the agent again. A run that produced nothing (the agent failed first) is
+   forgotten, so a retry runs again.
+5. Runs live in the runtime's own task group: a client that disconnects never stops
+   the agent. Only CancelTask does.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+
+from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
+
+from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
+from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
+from ._state import (
+    InvalidTransition,
+    append_history,
+    apply_artifact,
+    apply_status,
+    new_task,
+    utc_now,
+)
+from ._store import MessageRecord, TaskStore
+from .types import (
+    Artifact,
+    Message,
+    Role,
+    SendMessageConfiguration,
+    StreamResponse,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+)
+
+if TYPE_CHECKING:
+    from ._push import PushDispatcher
+
+__all__ = ["CallInfo", "TaskRuntime"]
+
+logger = logging.getLogger("a2a_layer.runtime")
+
+_Item = StreamResponse | JsonRpcError
+
+
+@dataclass(frozen=True)
+class CallInfo:
+    """Who is calling and how: tenant, activated extensions, principal, headers."""
+
+    tenant: str = ""
+    extensions: frozenset[str] = frozenset()
+    principal: Any = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def _closes(state: TaskState) -> bool:
+    return state.is_terminal or state.is_interrupted
+
+
+class _Subscriber:
+    """One stream of events for one consumer (bounded; see rule 2)."""
+
+    def __init__(self, buffer: int) -> None:
+        self._send: MemoryObjectSendStream[_Item]
+        self.receive: MemoryObjectReceiveStream[_Item]
+        self._send, self.receive = anyio.create_memory_object_stream[_Item](buffer)
+
+    def offer(self, item: _Item) -> bool:
+        """Queue ``item``; ``False`` (and the stream closed) if the consumer is gone or slow."""
+        try:
+            self._send.send_nowait(item)
+        except anyio.WouldBlock:
+            logger.info("a subscriber fell behind and was cut off")
+            self._send.close()
+            return False
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            return False
+        return True
+
+    def close(self) -> None:
+        self._send.close()
+
+
+class _Active:
+    """A task with a run or subscribers in progress (rule 1)."""
+
+    def __init__(self, task: Task, tenant: str) -> None:
+        self.task = task
+        self.tenant = tenant
+        self.lock = anyio.Lock()
+        self.slot = anyio.Semaphore(1)  # rule 3; released by the run that took it
+        self.subscribers: list[_Subscriber] = []
+        self.run: _Run | None = None
+        self.users = 0
+
+
+class _Run:
+    """One call of the agent's ``execute`` (the `TaskUpdater`'s sink)."""
+
+    def __init__(
+        self,
+        runtime: TaskRuntime,
+        message: Message,
+        context: ExecutionContext,
+        call: CallInfo,
+    ) -> None:
+        self.runtime = runtime
+        self.message = message
+        self.context = context
+        self.call = call
+        self.tenant = call.tenant
+        self.task_id = context.task_id
+        self.context_id = context.context_id
+        self.active: _Active | None = None
+        self.answer: Message | None = None
+        self.error: JsonRpcError | None = None
+        self.replayed_task: Task | None = None
+        self.listeners: list[_Subscriber] = []
+        self.first = anyio.Event()  # a task exists, or a reply or an error is known
+        self.settled = anyio.Event()  # blocking sends may return
+        self.done = anyio.Event()  # execute has returned and the run is finalised
+        self.cancel_scope = anyio.CancelScope()
+        self.cancel_requested = False
+        self.updater = TaskUpdater(self, self.task_id, self.context_id)
+
+    @classmethod
+    def replay(cls, runtime: TaskRuntime, message: Message, call: CallInfo, record: Any) -> _Run:
+        """A finished run standing for what an earlier send with this message id produced."""
+        task, reply = record
+        ctx = ExecutionContext(
+            message=message,
+            task_id=task.id if task else "",
+            context_id=(task.context_id if task else reply.context_id) or "",
+        )
+        run = cls(runtime, message, ctx, call)
+        run.replayed_task, run.answer = task, reply
+        for event in (run.first, run.settled, run.done):
+            event.set()
+        return run
+
+    # -- results ---------------------------------------------------------------------
+
+    async def current_task(self) -> Task | None:
+        """The task this run works on, as the store has it now."""
+        if self.replayed_task is not None:
+            return await self.runtime.store.get_task(self.task_id, tenant=self.tenant)
+        if self.active is None:
+            return None
+        stored = await self.runtime.store.get_task(self.task_id, tenant=self.tenant)
+        return stored or self.active.task
+
+    async def attach(self, sub: _Subscriber) -> None:
+        """Feed ``sub`` this run's events: the first event, then the task's (rule 2)."""
+        if self.error is not None:
+            sub.offer(self.error)
+            sub.close()
+        elif self.answer is not None:
+            sub.offer(StreamResponse(message=self.answer))
+            sub.close()
+        elif self.replayed_task is not None:
+            task = await self.current_task() or self.replayed_task
+            sub.offer(StreamResponse(task=task))
+            sub.close()
+        elif self.active is not None:
+            await self.runtime.add_subscriber(self.active, sub, settled=self.settled.is_set())
+        else:
+            self.listeners.append(sub)
+
+    # -- the sink --------------------------------------------------------------------
+
+    async def _ensure_task(self) -> _Active:
+        if self.active is not None:
+            return self.active
+        if self.answer is not None:
+            raise InvalidTransition("the agent already replied with a message: no task follows")
+        return await self.runtime.create_task(self)
+
+    async def submit(self) -> None:
+        await self._ensure_task()
+
+    async def status(
+        self, state: TaskState, message: Message | None, metadata: Mapping[str, Any] | None
+    ) -> None:
+        active = await self._ensure_task()
+        event = TaskStatusUpdateEvent(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            status=TaskStatus(state=state, message=message, timestamp=utc_now()),
+            metadata=dict(metadata) if metadata is not None else None,
+        )
+        await self.runtime.apply(active, event)
+        if _closes(state):
+            self.settled.set()
+
+    async def artifact(
+        self,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+        metadata: Mapping[str, Any] | None,
+    ) -> None:
+        active = await self._ensure_task()
+        event = TaskArtifactUpdateEvent(
+            task_id=self.task_id,
+            context_id=self.context_id,
+            artifact=artifact,
+            append=append,
+            last_chunk=last_chunk,
+            metadata=dict(metadata) if metadata is not None else None,
+        )
+        await self.runtime.apply(active, event)
+
+    async def reply(self, message: Message) -> None:
+        if self.active is not None:
+            raise InvalidTransition("a task exists: the agent reports through it, not a reply")
+        if self.answer is not None:
+            raise InvalidTransition("the agent already replied")
+        message = message.model_copy(update={"role": Role.AGENT, "task_id": None})
+        await self.runtime.store.save_message(
+            self.message.message_id, MessageRecord(reply=message), tenant=self.tenant
+        )
+        self.answer = message
+        for sub in self.listeners:
+            await self.attach(sub)
+        self.listeners.clear()
+        self.first.set()
+        self.settled.set()
+
+
+class TaskRuntime:
+    """Runs agents and keeps tasks consistent (see module rules)."""
+
+    def __init__(
+        self,
+        executor: AgentExecutor | AgentFunction,
+        store: TaskStore,
+        *,
+        push: PushDispatcher | None = None,
+        subscriber_buffer: int = 256,
+        cancel_grace: float = 10.0,
+    ) -> None:
+        self.executor = executor
+        self.store = store
+        self.push = push
+        self.subscriber_buffer = subscriber_buffer
+        self.cancel_grace = cancel_grace
+        self._active: dict[tuple[str, str], _Active] = {}
+        self._inflight: dict[tuple[str, str], _Run] = {}
+        # Created in `run_until_cancelled`: the server may be built outside the event loop
+        # (or in another one) than the one that serves it.
+        self._activation: anyio.Lock | None = None
+        self._task_group: TaskGroup | None = None
+
+    # -- lifetime --------------------------------------------------------------------
+
+    async def run_until_cancelled(self, started: anyio.Event | None = None) -> None:
+        """Host the agents' runs until cancelled (the server runs this in its lifespan)."""
+        self._activation = anyio.Lock()
+        async with anyio.create_task_group() as task_group:
+            self._task_group = task_group
+            if started is not None:
+                started.set()
+            try:
+                await anyio.sleep_forever()
+            finally:
+                self._task_group = None
+                task_group.cancel_scope.cancel()
+
+    # -- active records --------------------------------------------------------------
+
+    async def _acquire(self, tenant: str, task_id: str) -> _Active:
+        if self._activation is None:
+            raise InternalError("Internal error: the server is not running")
+        async with self._activation:
+            active = self._active.get((tenant, task_id))
+            if active is None:
+                task = await self.store.get_task(task_id, tenant=tenant)
+                if task is None:
+                    raise TaskNotFound(f"Task {task_id} not found", metadata={"taskId": task_id})
+                active = self._active[(tenant, task_id)] = _Active(task, tenant)
+            active.users += 1
+            return active
+
+    def _release(self, active: _Active) -> None:
+        active.users -= 1
+        key = (active.tenant, active.task.id)
+        if active.users <= 0 and self._active.get(key) is active:
+            del self._active[key]
+
+    async def add_subscriber(self, active: _Active, sub: _Subscriber, *, settled: bool) -> None:
+        """Rule 2: the current task first, then every later event."""
+        async with active.lock:
+            task = active.task
+            if not sub.offer(StreamResponse(task=task)):
+                return
+            state = task.status.state
+            if state.is_terminal or (settled and state.is_interrupted):
+                sub.close()
+                return
+            active.subscribers.append(sub)
+            active.users += 1
+
+    def _drop_subscriber(self, active: _Active, sub: _Subscriber) -> None:
+        if sub in active.subscribers:
+            active.subscribers.remove(sub)
+            self._release(active)
+
+    async def apply(
+        self, active: _Active, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
+    ) -> None:
+        """Rule 1 for one event of the agent."""
+        async with active.lock:
+            if isinstance(event, TaskStatusUpdateEvent):
+                task = apply_status(active.task, event)
+                wrapped = StreamResponse(status_update=event)
+                closes = _closes(event.status.state)
+            else:
+                task = apply_artifact(active.task, event)
+                wrapped = StreamResponse(artifact_update=event)
+                closes = False
+            await self.store.save_task(task, tenant=active.tenant)
+            active.task = task
+            self._broadcast(active, wrapped, closes=closes)
+
+    def _broadcast(self, active: _Active, event: StreamResponse, *, closes: bool) -> None:
+        for sub in list(active.subscribers):
+            if not sub.offer(event) or closes:
+                sub.close()
+                self._drop_subscriber(active, sub)
+        if self.push is not None:
+            self.push.publish(active.tenant, active.task.id, event)
+
+    async def create_task(self, run: _Run) -> _Active:
+        """Rule 1 for a new task: saved, registered, announced to the run's listeners."""
+        task = new_task(run.task_id, run.context_id, run.message)
+        config = run.context.configuration
+        push_config = config.task_push_notification_config if config else None
+        if push_config is not None and self.push is not None:
+            await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
+        await self.store.save_task(task, tenant=run.tenant)
+        await self.store.save_message(
+            run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+        )
+        active = _Active(task, run.tenant)
+        active.users = 1
+        active.run = run
+        self._active[(run.tenant, task.id)] = active
+        run.active = active
+        async with active.lock:
+            if self.push is not None:
+                self.push.publish(run.tenant, task.id, StreamResponse(task=task))
+        for sub in run.listeners:
+            await self.add_subscriber(active, sub, settled=False)
+        run.listeners.clear()
+        run.first.set()
+        return active
+
+    # -- sending ---------------------------------------------------------------------
+
+    async def start(
+        self,
+        message: Message,
+        *,
+        call: CallInfo,
+        configuration: SendMessageConfiguration | None = None,
+        metadata: Mapping[str, Any] | None = None,
+        subscriber: _Subscriber | None = None,
+    ) -> _Run:
+        """Start the agent on ``message``, or find what a send with its id produced (rule 4).
+
+        ``subscriber`` (for streaming sends) is attached before the agent can emit
+        anything. Raises `TaskNotFound`, `InvalidParams` (a contextId that is not the
+        task's) and `UnsupportedOperation` (a terminal task) before anything runs.
+        """
+        key = (call.tenant, message.message_id)
+        earlier = await self._earlier_run(key, message, call)
+        if earlier is not None:
+            if subscriber is not None:
+                await earlier.attach(subscriber)
+            return earlier
+        task = None
+        if message.task_id:
+            task = await self.store.get_task(message.task_id, tenant=call.tenant)
+            _check_continuation(message, task)
+            assert task is not None
+            context_id = task.context_id or new_id()
+            task_id = task.id
+        else:
+            context_id = message.context_id or new_id()
+            task_id = new_id()
+        message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        context = ExecutionContext(
+            message=message,
+            task_id=task_id,
+            context_id=context_id,
+            task=task,
+            configuration=configuration,
+            metadata=metadata,
+            tenant=call.tenant or None,
+            extensions=call.extensions,
+            principal=call.principal,
+            headers=call.headers,
+        )
+        run = _Run(self, message, context, call)
+        if self._task_group is None:
+            raise InternalError("Internal error: the server is not running")
+        joined = self._inflight.get(key)  # a retry that arrived while we looked things up
+        if joined is not None:
+            if subscriber is not None:
+                await joined.attach(subscriber)
+            return joined
+        if subscriber is not None:
+            run.listeners.append(subscriber)
+        self._inflight[key] = run
+        self._task_group.start_soon(self._execute, run, task is not None)
+        return run
+
+    async def _earlier_run(
+        self, key: tuple[str, str], message: Message, call: CallInfo
+    ) -> _Run | None:
+        running = self._inflight.get(key)
+        if running is not None:
+            return running
+        record = await self.store.get_message(message.message_id, tenant=call.tenant)
+        if record is None:
+            return self._inflight.get(key)
+        task = None
+        if record.task_id is not None:
+            task = await self.store.get_task(record.task_id, tenant=call.tenant)
+        if task is None and record.reply is None:
+            return self._inflight.get(key)
+        return _Run.replay(self, message, call, (task, record.reply))
+
+    def new_subscriber(self) -> _Subscriber:
+        """A subscriber for `start` (streaming sends)."""
+        return _Subscriber(self.subscriber_buffer)
+
+    async def _execute(self, run: _Run, continuation: bool) -> None:
+        active: _Active | None = None
+        try:
+            if continuation:
+                try:
+                    active = await self._acquire(run.tenant, run.task_id)
+                except JsonRpcError as exc:
+                    self._finish_with_error(run, exc)
+                    return
+                await active.slot.acquire()
+                try:
+                    if not await self._accept(run, active):
+                        return
+                    await self._call_agent(run)
+                finally:
+                    active.slot.release()
+            else:
+                await self._call_agent(run)
+        finally:
+            self._inflight.pop((run.tenant, run.message.message_id), None)
+            if active is not None:
+                self._release(active)
+            elif run.active is not None:
+                self._release(run.active)
+            if run.active is not None and run.active.run is run:
+                run.active.run = None
+            run.updater.close()
+            run.first.set()
+            run.settled.set()
+            run.done.set()
+
+    async def _accept(self, run: _Run, active: _Active) -> bool:
+        """Put a continuation message into its task's history (rule 3)."""
+        async with active.lock:
+            try:
+                _check_continuation(run.message, active.task)
+                task = append_history(active.task, run.message)
+            except (JsonRpcError, InvalidTransition) as exc:
+                error = exc if isinstance(exc, JsonRpcError) else _terminal_error(active.task)
+                self._finish_with_error(run, error)
+                return False
+            config = run.context.configuration
+            push_config = config.task_push_notification_config if config else None
+            if push_config is not None and self.push is not None:
+                await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
+            await self.store.save_task(task, tenant=run.tenant)
+            await self.store.save_message(
+                run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+            )
+            active.task = task
+            active.run = run
+            run.active = active
+        for sub in run.listeners:
+            await self.add_subscriber(active, sub, settled=False)
+        run.listeners.clear()
+        run.first.set()
+        return True
+
+    def _finish_with_error(self, run: _Run, error: JsonRpcError) -> None:
+        run.error = error
+        for sub in run.listeners:
+            sub.offer(error)
+            sub.close()
+        run.listeners.clear()
+
+    async def _call_agent(self, run: _Run) -> None:
+        failure: BaseException | None = None
+        with run.cancel_scope:
+            try:
+                if isinstance(self.executor, AgentExecutor):
+                    await self.executor.execute(run.context, run.updater)
+                else:
+                    await self.executor(run.context, run.updater)
+            except Exception as exc:
+                failure = exc
+                if not isinstance(exc, JsonRpcError):
+                    logger.exception("agent failed on task %s", run.task_id)
+        run.updater.close()
+        if run.cancel_requested:
+            return
+        if run.active is None and run.answer is None:
+            if isinstance(failure, JsonRpcError):
+                error = failure
+            elif failure is not None:
+                error = InternalError("Internal error: the agent failed")
+            else:
+                error = InvalidAgentResponse(
+                    "Invalid agent response: the agent produced neither a task nor a message"
+                )
+            self._finish_with_error(run, error)
+            return
+        active = run.active
+        if active is None or _closes(active.task.status.state):
+            return
+        if isinstance(failure, JsonRpcError):
+            text = failure.message
+        elif failure is not None:
+            text = "The agent failed with an internal error."
+        else:
+            text = "The agent stopped without finishing the task."
+        with anyio.CancelScope(shield=True):
+            try:
+                await run.status(TaskState.FAILED, run.updater.message(text), None)
+            except InvalidTransition:
+                pass  # a concurrent CancelTask got there first
+
+    # -- streaming and cancel ----------------------------------------------------------
+
+    async def stream_run(self, run: _Run, sub: _Subscriber) -> AsyncIterator[StreamResponse]:
+        """The events of a streaming send (``sub`` was given to `start`)."""
+        async for item in self._drain(sub, run.active):
+            yield item
+
+    async def subscribe(self, task_id: str, *, tenant: str) -> AsyncIterator[StreamResponse]:
+        """SubscribeToTask: the task now, then its events (a terminal task is refused)."""
+        active = await self._acquire(tenant, task_id)
+        try:
+            if active.task.status.state.is_terminal:
+                raise _terminal_error(active.task)
+            sub = _Subscriber(self.subscriber_buffer)
+            await self.add_subscriber(active, sub, settled=False)
+        finally:
+            self._release(active)
+
+        async def events() -> AsyncIterator[StreamResponse]:
+            async for item in self._drain(sub, active):
+                yield item
+
+        return events()
+
+    async def _drain(
+        self, sub: _Subscriber, active: _Active | None
+    ) -> AsyncIterator[StreamResponse]:
+        try:
+            async with sub.receive:
+                async for item in sub.receive:
+                    if isinstance(item, JsonRpcError):
+                        raise item
+                    yield item
+        finally:
+            sub.close()
+            for candidate in (active, *self._active.values()):
+                if candidate is not None and sub in candidate.subscribers:
+                    self._drop_subscriber(candidate, sub)
+                    break
+
+    async def cancel(self, task_id: str, *, tenant: str) -> Task:
+        """CancelTask: stop the running agent, if any, and mark the task ``CANCELED``."""
+        active = await self._acquire(tenant, task_id)
+        try:
+            if active.task.status.state.is_terminal:
+                raise TaskNotCancelable(
+                    f"Task {task_id} is {active.task.status.state.value} and cannot be canceled",
+                    metadata={"taskId": task_id},
+                )
+            run = active.run
+            if run is not None and not run.done.is_set():
+                run.cancel_requested = True
+                if isinstance(self.executor, AgentExecutor):
+                    try:
+                        await self.executor.cancel(run.context, run.updater)
+                    except TaskNotCancelable:
+                        run.cancel_requested = False
+                        raise
+                    except InvalidTransition:
+                        pass
+                run.cancel_scope.cancel()
+                with anyio.move_on_after(self.cancel_grace):
+                    await run.done.wait()
+            if not active.task.status.state.is_terminal:
+                event = TaskStatusUpdateEvent(
+                    task_id=task_id,
+                    context_id=active.task.context_id or "",
+                    status=TaskStatus(state=TaskState.CANCELED, timestamp=utc_now()),
+                )
+                try:
+                    await self.apply(active, event)
+                except InvalidTransition:
+                    pass  # the agent finished first
+            if run is not None:
+                run.settled.set()
+            return active.task
+        finally:
+            self._release(active)
+
+
+def _terminal_error(task: Task) -> UnsupportedOperation:
+    return UnsupportedOperation(
+        f"Task {task.id} is {task.status.state.value}: a terminal task accepts no more "
+        "messages or subscriptions (send a new message in the same context instead)",
+        metadata={"taskId": task.id},
+    )
+
+
+def _check_continuation(message: Message, task: Task | None) -> None:
+    if task is None:
+        task_id = message.task_id or ""
+        raise TaskNotFound(f"Task {task_id} not found", metadata={"taskId": task_id})
+    if message.context_id and task.context_id and message.context_id != task.context_id:
+        raise InvalidParams(
+            f"Invalid params: message.contextId {message.context_id!r} does not match the "
+            f"contextId {task.context_id!r} of task {task.id}"
+        )
+    if task.status.state.is_terminal:
+        raise _terminal_error(task)

@@ -1,0 +1,258 @@
+"""`A2AServer`: an agent served over HTTP with every A2A binding this layer speaks.
+
+One ASGI application (a `jsonrpc_core.JsonRpcHTTPApp`) carries the agent card at
+``/.well-known/agent-card.json``, the JSON-RPC endpoint at ``rpc_path`` (1.0 and 0.3
+method names; a trailing slash is accepted), the HTTP+JSON routes under ``rest_path``
+(tenant forms included), and SSE for the streaming methods::
+
+    server = A2AServer(card, MyAgent(), store=SQLiteTaskStore("tasks.db"))
+    server.run(port=9999)                      # or: serve(server.asgi_app())
+
+The interfaces of the card are filled in from ``url`` (or, when it is not given, from
+each request's ``Host``), unless the card lists its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
+from contextlib import AsyncExitStack, asynccontextmanager
+from typing import TYPE_CHECKING, Any, Literal
+
+import anyio
+
+from jsonrpc_core import (
+    BearerAuth,
+    HTTPRequest,
+    HTTPRequestInfo,
+    HTTPServerOptions,
+    JsonRpcHTTPApp,
+    MessageStream,
+    OriginPolicy,
+    Peer,
+    Request,
+)
+
+from ._card import card_routes
+from ._errors import A2A_ERRORS
+from ._executor import AgentExecutor, AgentFunction
+from ._push import PushDispatcher
+from ._rest import rest_routes
+from ._rpc import STREAMED_METHOD_NAMES, build_registry, response_headers, validate_hook
+from ._runtime import TaskRuntime
+from ._service import A2AService, ExtendedCardProvider
+from ._store import InMemoryTaskStore, TaskStore
+from .types import AgentCard, AgentInterface, ProtocolBinding
+
+if TYPE_CHECKING:
+    import httpx
+
+__all__ = ["A2AServer"]
+
+ASGIScope = MutableMapping[str, Any]
+ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+ASGISend = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class A2AServer:
+    """An A2A agent server (see module docstring).
+
+    ``card`` describes the agent; its ``capabilities`` decide what is offered
+    (streaming, push notifications, the extended card). ``executor`` is an
+    `AgentExecutor` or an ``async def agent(context, updater)`` function. ``store``
+    keeps tasks (in memory by default). Push delivery is configured with
+    ``push_retries``, ``push_backoff``, ``push_timeout``, the opt-in SSRF guard
+    ``block_private_webhooks`` and ``push_client`` (the `httpx.AsyncClient` to POST
+    with). ``auth`` verifies bearer tokens on the JSON-RPC and HTTP+JSON endpoints (the
+    card stays public).
+    """
+
+    def __init__(
+        self,
+        card: AgentCard,
+        executor: AgentExecutor | AgentFunction,
+        *,
+        store: TaskStore | None = None,
+        url: str | None = None,
+        rpc_path: str = "/",
+        rest_path: str | None = "/rest",
+        compat_v03: bool = True,
+        extended_card: AgentCard | ExtendedCardProvider | None = None,
+        auth: BearerAuth | None = None,
+        origin_policy: OriginPolicy | None = None,
+        card_max_age: int = 300,
+        max_concurrency: int = 512,
+        max_body_size: int | None = None,
+        subscriber_buffer: int = 256,
+        push_retries: int = 5,
+        push_backoff: float = 0.5,
+        push_timeout: float = 10.0,
+        block_private_webhooks: bool = False,
+        push_client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.card = card
+        self.store = store if store is not None else InMemoryTaskStore()
+        self.url = url.rstrip("/") if url else None
+        self.rpc_path = "/" + rpc_path.strip("/")
+        self.rest_path = ("/" + rest_path.strip("/")).rstrip("/") if rest_path is not None else None
+        self.compat_v03 = compat_v03
+        self.push: PushDispatcher | None = None
+        if card.capabilities.push_notifications:
+            self.push = PushDispatcher(
+                self.store,
+                client=push_client,
+                max_attempts=push_retries,
+                backoff=push_backoff,
+                timeout=push_timeout,
+                block_private_networks=block_private_webhooks,
+            )
+        self.runtime = TaskRuntime(
+            executor, self.store, push=self.push, subscriber_buffer=subscriber_buffer
+        )
+        self.service = A2AService(
+            card, self.runtime, self.store, push=self.push, extended_card=extended_card
+        )
+        self.registry = build_registry(self.service, compat_v03=compat_v03)
+        self.max_concurrency = max_concurrency
+        self._card_cache: dict[str, AgentCard] = {}
+        options = HTTPServerOptions(
+            path=self.rpc_path,
+            sessions=None,
+            standalone_stream=False,
+            require_accept=False,
+            allow_batch=False,
+            event_name=None,
+            auth=auth,
+            origin_policy=origin_policy if origin_policy is not None else OriginPolicy.loopback(),
+            validate=validate_hook(card),
+            response_mode=_response_mode,
+            response_headers=response_headers,
+            streaming_methods=STREAMED_METHOD_NAMES,
+            routes=[
+                *card_routes(self.card_for_request, compat_v03=compat_v03, max_age=card_max_age),
+                *(
+                    rest_routes(self.service, card, self.rest_path, auth=auth)
+                    if self.rest_path is not None
+                    else []
+                ),
+            ],
+        )
+        if max_body_size is not None:
+            options.max_body_size = max_body_size
+        self.http = JsonRpcHTTPApp(self.serve, options)
+
+    # -- the card --------------------------------------------------------------------
+
+    def card_for(self, base_url: str) -> AgentCard:
+        """The public card as served at ``base_url`` (interfaces filled in)."""
+        card = self._card_cache.get(base_url)
+        if card is None:
+            card = self.card
+            if not card.supported_interfaces:
+                card = card.model_copy(update={"supported_interfaces": self.interfaces(base_url)})
+            if len(self._card_cache) > 64:
+                self._card_cache.clear()
+            self._card_cache[base_url] = card
+        return card
+
+    def card_for_request(self, request: HTTPRequest) -> AgentCard:
+        """The card for the base URL a request was made to (``url`` wins when set)."""
+        return self.card_for(self.url or _base_url(request.info))
+
+    def interfaces(self, base_url: str) -> list[AgentInterface]:
+        """The interfaces this server offers at ``base_url``, preferred first."""
+        base = base_url.rstrip("/")
+        rpc = base + ("" if self.rpc_path == "/" else self.rpc_path)
+        found = [
+            AgentInterface(
+                url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="1.0"
+            )
+        ]
+        if self.rest_path is not None:
+            found.append(
+                AgentInterface(
+                    url=base + self.rest_path,
+                    protocol_binding=ProtocolBinding.HTTP_JSON,
+                    protocol_version="1.0",
+                )
+            )
+        if self.compat_v03:
+            found.append(
+                AgentInterface(
+                    url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="0.3"
+                )
+            )
+        return found
+
+    # -- serving ---------------------------------------------------------------------
+
+    async def serve(self, stream: MessageStream) -> None:
+        """Serve JSON-RPC on any `MessageStream` until it ends (inside `running`)."""
+        peer = Peer(
+            stream,
+            self.registry,
+            name="a2a-server",
+            errors=A2A_ERRORS,
+            max_concurrency=self.max_concurrency,
+        )
+        await peer.run()
+
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[A2AServer]:
+        """Run the agent runtime, push delivery and the HTTP app's background work."""
+        async with AsyncExitStack() as stack:
+            stack.push_async_callback(self.store.aclose)
+            task_group = await stack.enter_async_context(anyio.create_task_group())
+            stack.callback(task_group.cancel_scope.cancel)
+            started = anyio.Event()
+            task_group.start_soon(self.runtime.run_until_cancelled, started)
+            await started.wait()
+            if self.push is not None:
+                push_started = anyio.Event()
+                task_group.start_soon(self.push.run_until_cancelled, push_started)
+                await push_started.wait()
+            await stack.enter_async_context(self.http.running())
+            yield self
+
+    def asgi_app(self) -> Callable[[ASGIScope, ASGIReceive, ASGISend], Awaitable[None]]:
+        """This server as an ASGI application (its lifespan runs `running`)."""
+        return _App(self)
+
+    def run(self, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
+        """Serve over HTTP until interrupted (127.0.0.1 unless told otherwise)."""
+        from jsonrpc_core import serve
+
+        serve(self.asgi_app(), host=host, port=port, log_level=log_level)
+
+
+class _App:
+    """The ASGI face of an `A2AServer`: lifespan runs the server, HTTP goes to the app."""
+
+    def __init__(self, server: A2AServer) -> None:
+        self.server = server
+
+    async def __call__(self, scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+        if scope["type"] != "lifespan":
+            await self.server.http(scope, receive, send)
+            return
+        message = await receive()
+        if message["type"] != "lifespan.startup":
+            return
+        try:
+            async with self.server.running():
+                await send({"type": "lifespan.startup.complete"})
+                while (await receive())["type"] != "lifespan.shutdown":
+                    pass
+        except Exception as exc:
+            await send({"type": "lifespan.shutdown.failed", "message": str(exc)})
+            return
+        await send({"type": "lifespan.shutdown.complete"})
+
+
+def _response_mode(request: Request, info: HTTPRequestInfo) -> Literal["json", "sse"]:
+    return "sse" if request.method in STREAMED_METHOD_NAMES else "json"
+
+
+def _base_url(info: HTTPRequestInfo) -> str:
+    host = info.headers.get("host", "127.0.0.1")
+    scheme = info.headers.get("x-forwarded-proto", "http").split(",")[0].strip() or "http"
+    return f"{scheme}://{host}"

@@ -1,0 +1,233 @@
+"""Durable A2A state behind one interface: tasks, message ids, push configs.
+
+`TaskStore` is what the server needs; `InMemoryTaskStore` keeps everything in dicts and
+`SQLiteTaskStore` (``_sqlite``) on disk. Rules every store keeps:
+
+1. A saved `Task` is whole: status, history and artifacts travel together, so a reader
+   never sees an artifact without the status that came with it.
+2. Tasks are scoped by tenant (``""`` when none): a task of another tenant is not found.
+3. `list_tasks` orders by status timestamp, newest first, then by id (descending), and
+   pages with an opaque cursor over that order (keyset pagination), so a page never
+   repeats or skips a task that did not change meanwhile.
+4. Task models are never mutated in place by anyone (see ``_state``), so stores may hand
+   out the objects they keep.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+from abc import ABC, abstractmethod
+from collections import OrderedDict
+from dataclasses import dataclass
+from datetime import datetime
+
+from .types import Message, Task, TaskPushNotificationConfig, TaskState
+
+__all__ = [
+    "DEFAULT_PAGE_SIZE",
+    "InMemoryTaskStore",
+    "InvalidPageToken",
+    "MessageRecord",
+    "TaskPage",
+    "TaskQuery",
+    "TaskStore",
+    "decode_page_token",
+    "encode_page_token",
+    "sort_key",
+]
+
+DEFAULT_PAGE_SIZE = 50
+"""ListTasks page size when the client gives none (spec: at most 50 by default)."""
+
+
+@dataclass(frozen=True)
+class TaskQuery:
+    """The filters and page of one ListTasks call."""
+
+    tenant: str = ""
+    context_id: str | None = None
+    status: TaskState | None = None
+    status_timestamp_after: datetime | None = None
+    page_size: int = DEFAULT_PAGE_SIZE
+    page_token: str | None = None
+
+
+@dataclass(frozen=True)
+class TaskPage:
+    """One page of tasks; ``next_page_token`` is ``""`` on the last page."""
+
+    tasks: list[Task]
+    next_page_token: str
+    total_size: int
+
+
+@dataclass(frozen=True)
+class MessageRecord:
+    """What a message id led to: a task (``task_id``) or a direct ``reply``."""
+
+    task_id: str | None = None
+    reply: Message | None = None
+
+
+class InvalidPageToken(ValueError):
+    """A page token this store did not issue."""
+
+
+def _timestamp_key(task: Task) -> str:
+    ts = task.status.timestamp
+    # Fixed width, so that string order is time order (SQLite compares the same text).
+    return "" if ts is None else f"{ts:%Y-%m-%dT%H:%M:%S.%f}"
+
+
+def sort_key(task: Task) -> tuple[str, str]:
+    """The ListTasks order key: (status timestamp, id); larger comes first."""
+    return (_timestamp_key(task), task.id)
+
+
+def encode_page_token(key: tuple[str, str]) -> str:
+    """An opaque cursor pointing just after ``key``."""
+    raw = json.dumps(list(key), separators=(",", ":")).encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def decode_page_token(token: str) -> tuple[str, str]:
+    """The key a cursor points after; raises `InvalidPageToken`."""
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        value = json.loads(raw)
+    except (binascii.Error, ValueError):
+        raise InvalidPageToken(f"invalid page token {token!r}") from None
+    if not isinstance(value, list) or len(value) != 2 or not all(isinstance(v, str) for v in value):
+        raise InvalidPageToken(f"invalid page token {token!r}")
+    return (value[0], value[1])
+
+
+class TaskStore(ABC):
+    """Where an `A2AServer` keeps its tasks, message ids and push configs."""
+
+    @abstractmethod
+    async def get_task(self, task_id: str, *, tenant: str = "") -> Task | None:
+        """The task, or ``None`` if this tenant has none with that id."""
+
+    @abstractmethod
+    async def save_task(self, task: Task, *, tenant: str = "") -> None:
+        """Insert or replace ``task`` (whole: status, history, artifacts)."""
+
+    @abstractmethod
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        """One page of the tenant's tasks matching ``query`` (rule 3)."""
+
+    @abstractmethod
+    async def get_message(self, message_id: str, *, tenant: str = "") -> MessageRecord | None:
+        """What a client message id led to, if it was seen before."""
+
+    @abstractmethod
+    async def save_message(
+        self, message_id: str, record: MessageRecord, *, tenant: str = ""
+    ) -> None:
+        """Remember what a client message id led to (for deduplication)."""
+
+    @abstractmethod
+    async def save_push_config(
+        self, config: TaskPushNotificationConfig, *, tenant: str = ""
+    ) -> None:
+        """Insert or replace a push config (``task_id`` and ``id`` are set)."""
+
+    @abstractmethod
+    async def get_push_config(
+        self, task_id: str, config_id: str, *, tenant: str = ""
+    ) -> TaskPushNotificationConfig | None:
+        """One push config of a task."""
+
+    @abstractmethod
+    async def list_push_configs(
+        self, task_id: str, *, tenant: str = ""
+    ) -> list[TaskPushNotificationConfig]:
+        """Every push config of a task, oldest first."""
+
+    @abstractmethod
+    async def delete_push_config(self, task_id: str, config_id: str, *, tenant: str = "") -> bool:
+        """Delete a push config; ``False`` if there was none."""
+
+    async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
+        """Release resources (files, connections); the store is not used afterwards."""
+
+
+def _matches(task: Task, query: TaskQuery) -> bool:
+    if query.context_id is not None and task.context_id != query.context_id:
+        return False
+    if query.status is not None and task.status.state is not query.status:
+        return False
+    if query.status_timestamp_after is not None:
+        ts = task.status.timestamp
+        if ts is None or ts <= query.status_timestamp_after:
+            return False
+    return True
+
+
+def page_of(tasks: list[Task], query: TaskQuery) -> TaskPage:
+    """Rule 3 applied to an unordered list of the tenant's tasks."""
+    matching = sorted((t for t in tasks if _matches(t, query)), key=sort_key, reverse=True)
+    start = 0
+    if query.page_token:
+        after = decode_page_token(query.page_token)
+        start = next((i for i, t in enumerate(matching) if sort_key(t) < after), len(matching))
+    page = matching[start : start + query.page_size]
+    more = start + query.page_size < len(matching)
+    token = encode_page_token(sort_key(page[-1])) if more and page else ""
+    return TaskPage(page, token, len(matching))
+
+
+class InMemoryTaskStore(TaskStore):
+    """A `TaskStore` in process memory: fast, and gone when the process ends.
+
+    At most ``max_messages`` message ids are remembered for deduplication (oldest
+    forgotten first).
+    """
+
+    def __init__(self, *, max_messages: int = 100_000) -> None:
+        self._tasks: dict[tuple[str, str], Task] = {}
+        self._messages: OrderedDict[tuple[str, str], MessageRecord] = OrderedDict()
+        self._push: dict[tuple[str, str], dict[str, TaskPushNotificationConfig]] = {}
+        self.max_messages = max_messages
+
+    async def get_task(self, task_id: str, *, tenant: str = "") -> Task | None:
+        return self._tasks.get((tenant, task_id))
+
+    async def save_task(self, task: Task, *, tenant: str = "") -> None:
+        self._tasks[(tenant, task.id)] = task
+
+    async def list_tasks(self, query: TaskQuery) -> TaskPage:
+        tasks = [t for (tenant, _), t in self._tasks.items() if tenant == query.tenant]
+        return page_of(tasks, query)
+
+    async def get_message(self, message_id: str, *, tenant: str = "") -> MessageRecord | None:
+        return self._messages.get((tenant, message_id))
+
+    async def save_message(
+        self, message_id: str, record: MessageRecord, *, tenant: str = ""
+    ) -> None:
+        self._messages[(tenant, message_id)] = record
+        while len(self._messages) > self.max_messages:
+            self._messages.popitem(last=False)
+
+    async def save_push_config(
+        self, config: TaskPushNotificationConfig, *, tenant: str = ""
+    ) -> None:
+        assert config.task_id and config.id, "a stored push config has task_id and id"
+        self._push.setdefault((tenant, config.task_id), {})[config.id] = config
+
+    async def get_push_config(
+        self, task_id: str, config_id: str, *, tenant: str = ""
+    ) -> TaskPushNotificationConfig | None:
+        return self._push.get((tenant, task_id), {}).get(config_id)
+
+    async def list_push_configs(
+        self, task_id: str, *, tenant: str = ""
+    ) -> list[TaskPushNotificationConfig]:
+        return list(self._push.get((tenant, task_id), {}).values())
+
+    async def delete_push_config(self, task_id: str, config_id: str, *, tenant: str = "") -> bool:
+        return self._push.get((tenant, task_id), {}).pop(config_id, None) is not None
