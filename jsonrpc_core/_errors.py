@@ -62,6 +62,8 @@ class JsonRpcError(RpcError):
 
     code: ClassVar[int] = -32000
     default_message: ClassVar[str] = "Server error"
+    received: bool = False
+    """``True`` when the other side sent this error (a call of ours failed there)."""
 
     def __init__(
         self, message: str | None = None, data: Any = _MISSING, *, code: int | None = None

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import logging
-import math
 import sys
 from collections.abc import AsyncIterator, Callable
 from contextvars import ContextVar
@@ -270,14 +269,13 @@ class Peer:
         self._pending[request_id] = slot
         message = Request(request_id, name, params)
         try:
-            # The send is inside the deadline too: over HTTP with JSON responses it only
-            # returns once the answer is in.
-            with anyio.move_on_after(math.inf if timeout is None else timeout):
-                try:
-                    await self.stream.send(message, related_request_id=self._related_id())
-                except _CLOSED_ERRORS as exc:
-                    raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
-                await slot.event.wait()
+            if timeout is None:
+                await self._send_and_wait(message, slot)
+            else:
+                # The send is inside the deadline too: over HTTP with JSON responses it
+                # only returns once the answer is in.
+                with anyio.move_on_after(timeout):
+                    await self._send_and_wait(message, slot)
             if not slot.done:
                 await self._abandon(request_id, "timeout")
                 raise RequestTimeout(f"{name}: no response within {timeout:g} s")
@@ -356,6 +354,13 @@ class Peer:
                     await self._abandon(request_id, "cancelled")
         if error is not None:
             raise error
+
+    async def _send_and_wait(self, message: Request, slot: _Pending) -> None:
+        try:
+            await self.stream.send(message, related_request_id=self._related_id())
+        except _CLOSED_ERRORS as exc:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+        await slot.event.wait()
 
     def _related_id(self) -> RequestId | None:
         current = _current_request.get()
@@ -461,7 +466,9 @@ class Peer:
         if isinstance(response, Response):
             slot.result = response.result
         else:
-            slot.error = self.errors.refine(response.error)
+            error = self.errors.refine(response.error)
+            error.received = True
+            slot.error = error
         slot.event.set()
 
     async def _answer_invalid(self, invalid: InvalidMessage) -> None:

@@ -243,7 +243,11 @@ class ServerSession:
             kwargs[signature.context_param] = Context(self, ctx)
         try:
             value = await call(signature.func, kwargs, in_thread=entry.run_in_thread)
-        except JsonRpcError:
+        except JsonRpcError as exc:
+            if exc.received:
+                # The client refused a request the tool made (sampling, elicitation):
+                # the tool failed, the protocol did not.
+                return _tool_error(f"{params.name!r} failed: the client answered {exc.message}")
             raise
         except Exception as exc:
             logger.info("tool %r failed: %r", params.name, exc)

@@ -102,3 +102,20 @@ async def test_file_server_over_stdio(tmp_path: Path) -> None:
             escape = await client.call_tool("read_file", {"path": "../../etc/passwd"})
             assert escape.is_error
             assert "outside the root" in escape.content[0].text  # type: ignore[union-attr]
+
+
+async def test_a_client_refusal_inside_a_tool_is_a_tool_error() -> None:
+    server = MCPServer("refusals", "1.0")
+
+    @server.tool()
+    async def ask_model(ctx: Context) -> str:
+        result = await ctx.sample("hello")
+        return str(result)
+
+    def refuse(params: object) -> None:
+        raise InvalidParams("sampling refused by the user")
+
+    async with connect(server, sampling=refuse) as client:
+        outcome = await client.call_tool("ask_model")
+    assert outcome.is_error
+    assert "sampling refused by the user" in outcome.content[0].text  # type: ignore[union-attr]

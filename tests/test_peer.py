@@ -426,3 +426,17 @@ async def test_peer_turns_error_codes_into_its_protocols_classes() -> None:
         with pytest.raises(Busy) as caught:
             await client.request("busy")
     assert caught.value.data == {"retry": 1}
+
+
+async def test_errors_from_the_other_side_are_marked_received() -> None:
+    registry = MethodRegistry()
+
+    def refuse(params: Any, ctx: RequestContext) -> None:
+        raise InvalidParams("no")
+
+    registry.on("refuse", refuse)
+    async with pair(registry) as (client, _):
+        with pytest.raises(InvalidParams) as caught:
+            await client.request("refuse")
+    assert caught.value.received
+    assert not InvalidParams("raised here").received
