@@ -59,6 +59,22 @@ class NdjsonStream:
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
     ) -> None:
         data = encode_payload(payload) + b"\n"
+        write_nowait = getattr(self._send_stream, "write_nowait", None)
+        if write_nowait is not None:
+            # Fast path: take the lock without a checkpoint and write at once; only a
+            # full pipe makes us wait (still holding the lock, so lines never interleave).
+            try:
+                self._send_lock.acquire_nowait()
+            except anyio.WouldBlock:
+                pass
+            else:
+                try:
+                    written = write_nowait(data)
+                    if written < len(data):
+                        await self._send_stream.send(data[written:])
+                finally:
+                    self._send_lock.release()
+                return
         async with self._send_lock:
             await self._send_stream.send(data)
 

@@ -87,6 +87,17 @@ class FdSendStream(anyio.abc.ByteSendStream):
             os.set_blocking(fd, False)
         self._closed = False
 
+    def write_nowait(self, item: bytes) -> int:
+        """Write what the pipe takes now, without waiting; the number of bytes written."""
+        if self._closed:
+            raise anyio.ClosedResourceError
+        try:
+            return os.write(self._fd, item)
+        except BlockingIOError:
+            return 0
+        except (BrokenPipeError, ConnectionResetError) as exc:
+            raise anyio.BrokenResourceError from exc
+
     async def send(self, item: bytes) -> None:
         view = memoryview(item)
         while view:
