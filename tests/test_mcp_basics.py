@@ -119,3 +119,31 @@ async def test_a_client_refusal_inside_a_tool_is_a_tool_error() -> None:
         outcome = await client.call_tool("ask_model")
     assert outcome.is_error
     assert "sampling refused by the user" in outcome.content[0].text  # type: ignore[union-attr]
+
+
+def test_uri_templates_never_let_a_value_escape_its_segment() -> None:
+    from mcp_layer._uri_template import UriTemplate
+
+    simple = UriTemplate("file:///{name}")
+    assert simple.match("file:///notes.txt") == {"name": "notes.txt"}
+    assert simple.match("file:///a/b") is None
+    assert simple.match("file:///%2Fetc%2Fpasswd") is None
+    assert simple.match("file:///..") is None
+    reserved = UriTemplate("file:///{+path}")
+    assert reserved.match("file:///docs/a.txt") == {"path": "docs/a.txt"}
+    assert reserved.match("file:///docs/../../etc/passwd") is None
+
+
+async def test_resource_templates_refuse_encoded_paths() -> None:
+    server = MCPServer("confined", "1.0")
+
+    @server.resource("files:///{name}")
+    def read(name: str) -> str:
+        return f"contents of {name}"
+
+    async with connect(server) as client:
+        ok = await client.read_resource("files:///a.txt")
+        assert ok.contents[0].text == "contents of a.txt"  # type: ignore[union-attr]
+        for hostile in ("files:///%2Fetc%2Fpasswd", "files:///../secret", "files:///a/b"):
+            with pytest.raises(ResourceNotFound):
+                await client.read_resource(hostile)
