@@ -36,6 +36,7 @@ class UriTemplate:
         position = 0
         pattern = ["^"]
         self._query_vars: list[str] = []
+        self._operators: dict[str, str] = {}
         for match in _EXPRESSION.finditer(template):
             literal = template[position : match.start()]
             self._parts.append(literal)
@@ -50,6 +51,7 @@ class UriTemplate:
                 name = raw.rstrip("*").split(":", 1)[0]
                 group.append(_Var(operator, name, explode))
                 self.variables.append(name)
+                self._operators[name] = operator
             self._parts.append(group)
             pattern.append(self._pattern_for(operator, group))
             position = match.end()
@@ -101,9 +103,12 @@ class UriTemplate:
                 continue
             group = found.groupdict().get(re.sub(r"\W", "_", name))
             if group is not None:
-                values[name] = (
-                    unquote(group.lstrip("/")) if group.startswith("/") else unquote(group)
-                )
+                value = unquote(group.lstrip("/")) if group.startswith("/") else unquote(group)
+                if "/" in value and self._operators[name] not in ("+", "#", "/"):
+                    # A percent-encoded slash must not smuggle a path into a simple value
+                    # (file:///{name} with %2Fetc%2Fpasswd).
+                    return None
+                values[name] = value
         if self._query_vars:
             query = uri.split("?", 1)[1].split("#", 1)[0] if "?" in uri else ""
             for key, value in parse_qsl(query, keep_blank_values=True):
