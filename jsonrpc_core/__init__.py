@@ -31,7 +31,7 @@ from ._errors import (
     error_from_object,
     register_error,
 )
-from ._event_store import EventStore, InMemoryEventStore, Replay
+from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
 from ._http_common import (
     HTTPError,
@@ -41,7 +41,14 @@ from ._http_common import (
     Route,
     SSEResponse,
 )
-from ._http_security import BearerAuth, OriginPolicy, TokenVerifier
+from ._http_security import (
+    BearerAuth,
+    OriginPolicy,
+    ScopeRequirement,
+    TokenVerifier,
+    principal_scopes,
+    without_credentials,
+)
 from ._http_serve import running_server, serve
 from ._http_server import HTTPServerOptions, JsonRpcHTTPApp, ServeConnection
 from ._http_sessions import HTTPSession, SessionPolicy
@@ -55,6 +62,8 @@ from ._peer import CancelHook, Peer, RequestFilter
 from ._sse import SSEDecoder, SSEError, SSEEvent, encode_comment, encode_event
 from ._stdio import FdReceiveStream, FdSendStream, StdioProcess, spawn_stdio, stdio_server
 from ._tap import JsonLinesSink, TappedStream, TapRecord, WireTap
+from ._trace_html import trace_to_html, write_trace_views
+from ._trace_render import TraceEvent, read_trace, trace_events, trace_to_mermaid
 from ._transport import MemoryMessageStream, MessageStream, Received, encode_payload, memory_pair
 from ._wire import (
     Batch,
@@ -81,6 +90,7 @@ if TYPE_CHECKING:
         SessionExpired,
         StreamableHTTPTransport,
     )
+    from ._pg_event_store import PostgresEventStore
 
 # The HTTP clients pull in httpx; processes that never make an HTTP call skip it.
 _LAZY = {
@@ -88,6 +98,8 @@ _LAZY = {
     "HTTPStatusError": "._http_client",
     "SessionExpired": "._http_client",
     "StreamableHTTPTransport": "._http_client",
+    # Needs the postgres extra (psycopg): loaded on first use only.
+    "PostgresEventStore": "._pg_event_store",
 }
 
 
@@ -145,6 +157,7 @@ __all__ = [
     "Oversized",
     "ParseError",
     "Peer",
+    "PostgresEventStore",
     "Received",
     "Replay",
     "Request",
@@ -162,16 +175,19 @@ __all__ = [
     "SSEError",
     "SSEEvent",
     "SSEResponse",
+    "ScopeRequirement",
     "ServeConnection",
     "ServerError",
     "SessionExpired",
     "SessionPolicy",
+    "SharedEventStore",
     "StdioProcess",
     "StreamEnd",
     "StreamableHTTPTransport",
     "TapRecord",
     "TappedStream",
     "TokenVerifier",
+    "TraceEvent",
     "TransportError",
     "WireTap",
     "encode",
@@ -185,10 +201,17 @@ __all__ = [
     "memory_pair",
     "parse",
     "parse_object",
+    "principal_scopes",
+    "read_trace",
     "recover_id",
     "register_error",
     "running_server",
     "serve",
     "spawn_stdio",
     "stdio_server",
+    "trace_events",
+    "trace_to_html",
+    "trace_to_mermaid",
+    "without_credentials",
+    "write_trace_views",
 ]

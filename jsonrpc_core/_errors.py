@@ -48,6 +48,9 @@ __all__ = [
 
 _MISSING: Any = object()
 
+MAX_MESSAGE_LENGTH = 4096
+"""The longest error message sent on the wire (longer ones are clipped)."""
+
 
 class RpcError(Exception):
     """Base class of every exception rpcweave raises on purpose."""
@@ -80,8 +83,16 @@ class JsonRpcError(RpcError):
         return self.data is not _MISSING
 
     def to_object(self) -> dict[str, Any]:
-        """The wire form: ``{"code", "message"[, "data"]}``."""
-        obj: dict[str, Any] = {"code": self.code, "message": self.message}
+        """The wire form: ``{"code", "message"[, "data"]}``.
+
+        The message is clipped to `MAX_MESSAGE_LENGTH` characters: messages often quote
+        what the peer sent (a method name, a value), and an error must not echo a
+        megabyte back (JSON-RPC: "a concise single sentence"; details go in ``data``).
+        """
+        message = self.message
+        if len(message) > MAX_MESSAGE_LENGTH:
+            message = message[: MAX_MESSAGE_LENGTH - 3] + "..."
+        obj: dict[str, Any] = {"code": self.code, "message": message}
         if self.data is not _MISSING:
             obj["data"] = self.data
         return obj

@@ -10,10 +10,12 @@ rather than pretending the stream is complete.
 from __future__ import annotations
 
 from collections import OrderedDict, deque
+from collections.abc import AsyncIterator
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol, runtime_checkable
 
-__all__ = ["EventStore", "InMemoryEventStore", "Replay"]
+__all__ = ["EventStore", "InMemoryEventStore", "Replay", "SharedEventStore"]
 
 
 @dataclass(slots=True)
@@ -39,6 +41,41 @@ class EventStore(Protocol):
 
     async def forget(self, stream_id: str) -> None:
         """Drop a stream that can never be resumed again."""
+        ...
+
+
+@runtime_checkable
+class SharedEventStore(EventStore, Protocol):
+    """An event store several server processes share (e.g. `PostgresEventStore`): a
+    stream can then be resumed on any of them, even while another one still writes it.
+
+    The server registers each session it opens (with its principal) and forgets it when
+    the session is deleted; a replica that does not hold a session serves a ``GET`` with
+    ``Last-Event-ID`` for it only if the store knows the session with the same principal.
+    It marks the end of each request stream (`end`), so that a follower stops there.
+    """
+
+    async def register_session(self, session_id: str, principal: Any) -> None:
+        """Remember a session opened by this process."""
+        ...
+
+    async def forget_session(self, session_id: str) -> None:
+        """The session was terminated: no replica may resume its streams any more."""
+        ...
+
+    async def session_known(self, session_id: str, principal: Any) -> bool:
+        """Whether a session with this id was opened (by any process) for ``principal``."""
+        ...
+
+    async def end(self, stream_id: str) -> None:
+        """No more events will be appended to ``stream_id``."""
+        ...
+
+    def follow(
+        self, last_event_id: str
+    ) -> AbstractAsyncContextManager[AsyncIterator[tuple[str, bytes]] | None]:
+        """The events after ``last_event_id`` and then the new ones until the stream
+        ends (or the store gives up waiting); ``None`` if the id is unknown."""
         ...
 
 

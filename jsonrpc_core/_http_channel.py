@@ -31,7 +31,7 @@ import anyio
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._errors import TransportError
-from ._event_store import EventStore
+from ._event_store import EventStore, SharedEventStore
 from ._sse import SSEEvent, encode_event
 from ._transport import Received
 from ._wire import ErrorResponse, Message, Notification, Request, RequestId, Response, encode
@@ -75,6 +75,9 @@ class Outbox:
         self.done = anyio.Event()
         self.first_message = anyio.Event()
         self.first_payload: Message | None = None
+        self.first_data: bytes | None = None
+        self.delivered = 0
+        self.progressed = anyio.Event()
         self.failed = False
         self.on_failure: Callable[[], None] | None = None
         self._queue_send: MemoryObjectSendStream[tuple[str | None, bytes]] | None = None
@@ -135,6 +138,9 @@ class Outbox:
         if self.id_map and isinstance(message, (Response, ErrorResponse)):
             message = self._restore_id(message)
         data = encode(message)
+        if self.first_data is None:
+            self.first_data = data
+        self.delivered += 1
         if self.json_mode:
             self.responses.append(data)
         else:
@@ -143,6 +149,11 @@ class Outbox:
             self.pending.discard(completes)
             if not self.pending and not self.streamed:
                 self.finish()
+                if isinstance(self.event_store, SharedEventStore):
+                    await self._mark_end(self.event_store)
+        # Set once the first message is fully handled: a response that ended the
+        # outbox has finished it by now (see the deferred SSE answer in _http_server).
+        self.progressed.set()
 
     def _restore_id(self, message: Response | ErrorResponse) -> Response | ErrorResponse:
         original = self.id_map.get(message.id) if message.id is not None else None
@@ -167,6 +178,13 @@ class Outbox:
             self._backlog.append(item)
         elif event_id is None:
             logger.debug("stream %s: consumer gone, message dropped", self.stream_id)
+
+    async def _mark_end(self, store: SharedEventStore) -> None:
+        """Tell a shared store that this stream ended (a follower elsewhere stops)."""
+        try:
+            await store.end(self.stream_id)
+        except Exception:  # the answer is out already; only resuming elsewhere suffers
+            logger.exception("stream %s: cannot mark its end in the event store", self.stream_id)
 
     def render(self, event_id: str | None, data: bytes) -> bytes:
         """One SSE event carrying ``data``."""

@@ -177,7 +177,9 @@ class StreamableHTTPTransport(_Base):
     ``MCP-Protocol-Version``). ``session_header`` names the session id header; the id
     is captured from responses and sent back on every request, and the session is
     ended with DELETE on close. ``client`` may be given (for example one over
-    ``jsonrpc_core.testing.StreamingASGITransport``).
+    ``jsonrpc_core.testing.StreamingASGITransport``). ``message_headers``, when set,
+    gives extra headers for each POST from the message it carries (MCP mirrors the
+    method and the tool name into headers).
     """
 
     def __init__(
@@ -194,6 +196,7 @@ class StreamableHTTPTransport(_Base):
         terminate_on_close: bool = True,
         max_reconnects: int = 5,
         default_retry_ms: int = 1000,
+        message_headers: Callable[[Message | list[Message]], Mapping[str, str]] | None = None,
     ) -> None:
         super().__init__(
             url,
@@ -209,9 +212,11 @@ class StreamableHTTPTransport(_Base):
         self.terminate_on_close = terminate_on_close
         self.max_reconnects = max_reconnects
         self.default_retry_ms = default_retry_ms
+        self.message_headers = message_headers
         self._standalone_started = False
         self._standalone_answered: anyio.Event | None = None
         self._seen_event_ids: set[str] = set()
+        self._request_streams: dict[RequestId, anyio.CancelScope] = {}
 
     async def __aenter__(self) -> StreamableHTTPTransport:
         await self._open()
@@ -259,6 +264,8 @@ class StreamableHTTPTransport(_Base):
         request_ids = [m.id for m in messages if isinstance(m, Request)]
         headers = self._headers(_ACCEPT_BOTH)
         headers["content-type"] = "application/json"
+        if self.message_headers is not None:
+            headers.update(self.message_headers(payload))
         request = self.client.build_request("POST", self.url, content=body, headers=headers)
         try:
             response = await self.client.send(request, stream=True, auth=self._auth_arg)
@@ -350,7 +357,29 @@ class StreamableHTTPTransport(_Base):
         finally:
             await response.aclose()
 
+    def abandon(self, request_id: RequestId) -> bool:
+        """Close the SSE response stream answering ``request_id``, if one is open
+        (for protocols where closing the stream cancels the request)."""
+        scope = self._request_streams.pop(request_id, None)
+        if scope is None:
+            return False
+        scope.cancel()
+        return True
+
     async def _read_post_stream(self, response: httpx.Response, request_ids: list[Any]) -> None:
+        with anyio.CancelScope() as scope:
+            for request_id in request_ids:
+                self._request_streams[request_id] = scope
+            try:
+                await self._read_post_stream_events(response, request_ids)
+            finally:
+                for request_id in request_ids:
+                    if self._request_streams.get(request_id) is scope:
+                        del self._request_streams[request_id]
+
+    async def _read_post_stream_events(
+        self, response: httpx.Response, request_ids: list[Any]
+    ) -> None:
         decoder = SSEDecoder()
         unanswered = set(request_ids)
         attempts = 0

@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl
 
+import anyio
+
 from ._errors import JsonRpcError
 
 __all__ = [
@@ -70,6 +72,11 @@ class HTTPRequestInfo:
     when the request is answered on an SSE stream backed by an event store, ends that
     stream early: the handler keeps running and the client resumes with
     ``Last-Event-ID`` (``None`` where closing would lose messages).
+    ``request_id`` is the id the client gave the single request this POST carried
+    (before a stateless server remaps ids; ``None`` for a batch or a notification).
+    ``disconnected`` is set if the client goes away before its answer is complete;
+    the server does not cancel anything itself (a layer whose protocol says that a
+    closed stream cancels the request watches it).
     """
 
     method: str
@@ -81,6 +88,8 @@ class HTTPRequestInfo:
     principal: Any = None
     state: dict[str, Any] = field(default_factory=dict)
     close_sse_stream: Callable[[], None] | None = None
+    request_id: Any = None
+    disconnected: anyio.Event | None = None
 
     def header(self, name: str, default: str | None = None) -> str | None:
         """A request header by case-insensitive name."""

@@ -9,13 +9,20 @@ when configured, runs before any message is dispatched.
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, cast
 
-from ._http_common import HTTPError
+from ._http_common import HTTPError, Route
 
-__all__ = ["BearerAuth", "OriginPolicy", "TokenVerifier"]
+__all__ = [
+    "BearerAuth",
+    "OriginPolicy",
+    "ScopeRequirement",
+    "TokenVerifier",
+    "principal_scopes",
+    "without_credentials",
+]
 
 _LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
@@ -66,36 +73,81 @@ class TokenVerifier(Protocol):
     async def verify(self, token: str) -> Any | None: ...
 
 
+ScopeRequirement = Callable[[Any], Iterable[str]]
+"""The scopes one parsed message needs (a `Request`, `Notification`, ...), beyond the
+scopes every request needs."""
+
+
+def principal_scopes(principal: Any) -> frozenset[str]:
+    """The scopes a principal was granted: its ``scopes`` attribute, or the ``scopes`` /
+    ``scope`` entry of a mapping (a space-separated string or a list); none otherwise."""
+    scopes = getattr(principal, "scopes", None)
+    if scopes is None and isinstance(principal, Mapping):
+        scopes = principal.get("scopes", principal.get("scope"))
+    if isinstance(scopes, str):
+        return frozenset(scopes.split())
+    if isinstance(scopes, Iterable):
+        return frozenset(str(s) for s in scopes)
+    return frozenset()
+
+
+def _quoted(value: str) -> str:
+    """An RFC 9110 quoted-string."""
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
 @dataclass(slots=True)
 class BearerAuth:
-    """Requires ``Authorization: Bearer <token>`` accepted by ``verifier``.
+    """Requires ``Authorization: Bearer <token>`` accepted by ``verifier`` (RFC 6750).
 
-    Failures are 401 with a ``WWW-Authenticate: Bearer`` challenge carrying
-    ``resource_metadata`` (RFC 9728) and ``scope`` when configured.
+    Rules: a missing or rejected token is 401 with a ``WWW-Authenticate: Bearer``
+    challenge carrying ``resource_metadata`` (RFC 9728) and ``scope`` when configured.
+    A valid token whose principal lacks a scope in ``scopes`` (needed by every request),
+    or a scope that ``message_scopes`` asks of a message, is 403
+    ``error="insufficient_scope"`` naming every scope the operation needs, so the client
+    can step up. Both checks run before a message is dispatched, and once a token is
+    accepted the ``Authorization`` header is dropped from what handlers see: the token
+    is never theirs to pass on.
+
+    A principal's scopes are read by `principal_scopes`; ``satisfies`` decides whether
+    the granted scopes cover a required one (scope hierarchies); membership by default.
+    ``routes`` are served beside the endpoint without authentication (the protected
+    resource metadata document).
     """
 
     verifier: TokenVerifier | Callable[[str], Awaitable[Any | None]]
     resource_metadata_url: str | None = None
     scopes: Sequence[str] = field(default_factory=tuple)
     realm: str | None = None
+    message_scopes: ScopeRequirement | None = None
+    satisfies: Callable[[frozenset[str], str], bool] | None = None
+    routes: Sequence[Route] = field(default_factory=tuple)
 
-    def challenge(self, error: str | None = None, description: str | None = None) -> str:
-        """The ``WWW-Authenticate`` header value."""
+    def challenge(
+        self,
+        error: str | None = None,
+        description: str | None = None,
+        *,
+        scopes: Sequence[str] | None = None,
+    ) -> str:
+        """The ``WWW-Authenticate`` header value (``scopes`` defaults to ``self.scopes``)."""
         params: list[str] = []
         if self.realm:
-            params.append(f'realm="{self.realm}"')
+            params.append(f"realm={_quoted(self.realm)}")
         if error:
-            params.append(f'error="{error}"')
+            params.append(f"error={_quoted(error)}")
         if description:
-            params.append(f'error_description="{description}"')
+            params.append(f"error_description={_quoted(description)}")
         if self.resource_metadata_url:
-            params.append(f'resource_metadata="{self.resource_metadata_url}"')
-        if self.scopes:
-            params.append(f'scope="{" ".join(self.scopes)}"')
+            params.append(f"resource_metadata={_quoted(self.resource_metadata_url)}")
+        scope_list = self.scopes if scopes is None else scopes
+        if scope_list:
+            params.append(f"scope={_quoted(' '.join(scope_list))}")
         return "Bearer" + (" " + ", ".join(params) if params else "")
 
     async def authenticate(self, headers: Mapping[str, str]) -> Any:
-        """The principal for the request, or `HTTPError` 401."""
+        """The principal for the request, or `HTTPError` 401 (no or bad token) or 403
+        (a scope every request needs is missing)."""
         value = headers.get("authorization", "")
         scheme, _, token = value.partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
@@ -114,4 +166,48 @@ class BearerAuth:
                 "Unauthorized: invalid or expired token",
                 headers={"WWW-Authenticate": self.challenge("invalid_token")},
             )
+        self._require(principal, ())
         return principal
+
+    def authorize(self, principal: Any, payload: Any) -> None:
+        """Check the scopes that the messages of ``payload`` (one message or a batch)
+        need; `HTTPError` 403 ``insufficient_scope`` if the principal lacks one."""
+        if self.message_scopes is None:
+            return
+        items = payload if isinstance(payload, list) else [payload]
+        needed: list[str] = []
+        for item in items:
+            for scope in self.message_scopes(item):
+                if scope not in needed:
+                    needed.append(scope)
+        if needed:
+            self._require(principal, needed)
+
+    def _require(self, principal: Any, extra: Sequence[str]) -> None:
+        required = list(dict.fromkeys([*self.scopes, *extra]))
+        if not required:
+            return
+        granted = principal_scopes(principal)
+        satisfies = self.satisfies or _member
+        if all(satisfies(granted, scope) for scope in required):
+            return
+        raise HTTPError(
+            403,
+            "Forbidden: insufficient scope",
+            headers={
+                "WWW-Authenticate": self.challenge(
+                    "insufficient_scope",
+                    "The access token lacks a scope this request needs",
+                    scopes=required,
+                )
+            },
+        )
+
+
+def _member(granted: frozenset[str], scope: str) -> bool:
+    return scope in granted
+
+
+def without_credentials(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` less ``Authorization``: what handlers see once a token is accepted."""
+    return {name: value for name, value in headers.items() if name != "authorization"}

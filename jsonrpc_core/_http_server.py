@@ -10,7 +10,8 @@ session policy, a validation hook, the response mode per request, extra routes.
 Rules:
 
 1. Every request passes the Host/Origin check, then authentication, before its body
-   is read; the body is read with a size limit.
+   is read; the body is read with a size limit. The scopes each message needs are
+   checked once it is parsed, before anything is dispatched.
 2. A new session is registered only once its first request has been answered without
    error (see ``_http_sessions``).
 3. A client that disconnects never cancels its request (MCP: disconnection is not
@@ -55,7 +56,8 @@ from ._http_common import (
     scope_query,
     send_response,
 )
-from ._http_security import BearerAuth, OriginPolicy
+from ._http_resume import resume_elsewhere, shared_store
+from ._http_security import BearerAuth, OriginPolicy, without_credentials
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
 from ._transport import MessageStream, Received
@@ -69,7 +71,9 @@ ServeConnection = Callable[[MessageStream], Awaitable[None]]
 """Serve one connection until its stream ends (typically ``Peer(stream, ...).run()``)."""
 
 ValidateHook = Callable[[HTTPRequestInfo, "Incoming | None", "HTTPSession | None"], Any]
-ResponseModeHook = Callable[[Request, HTTPRequestInfo], "Literal['json', 'sse'] | None"]
+ResponseMode = Literal["json", "sse", "auto"]
+ResponseModeHook = Callable[[Request, HTTPRequestInfo], "ResponseMode | None"]
+ErrorStatusHook = Callable[[JsonRpcError, HTTPRequestInfo], "int | None"]
 ResponseHeadersHook = Callable[[HTTPRequestInfo], Mapping[str, str]]
 
 _SSE_HEADERS = {
@@ -86,8 +90,12 @@ class HTTPServerOptions:
     self-contained and GET/DELETE get 405. ``validate`` runs on every parsed POST (and
     on GET and DELETE, with payload ``None``) and may raise `HTTPError` (an HTTP
     status) or `JsonRpcError` (a JSON-RPC error in a 200 response). ``response_mode``
-    picks JSON or SSE per request; requests named in ``streaming_methods`` may be
-    answered with several results (A2A streaming).
+    picks JSON or SSE per request, or ``"auto"``: JSON if the answer is the first
+    message the handler sends, SSE as soon as anything else comes first (or after
+    ``sse_defer_timeout`` seconds of silence); requests named in ``streaming_methods``
+    may be answered with several results (A2A streaming). ``error_status`` gives the
+    HTTP status of a JSON answer that is a JSON-RPC error (``None``: 200), for
+    protocols that map error codes to statuses.
     ``response_headers`` adds headers to the answer of each POST that carries a
     request, computed after ``validate`` (A2A echoes its activated extensions).
     """
@@ -114,6 +122,8 @@ class HTTPServerOptions:
     streaming_methods: frozenset[str] = frozenset()
     response_headers: ResponseHeadersHook | None = None
     session_header_on: Literal["start", "all"] = "start"
+    error_status: ErrorStatusHook | None = None
+    sse_defer_timeout: float = 10.0
 
 
 class JsonRpcHTTPApp:
@@ -156,13 +166,7 @@ class JsonRpcHTTPApp:
         async with anyio.create_task_group() as task_group:
             self._task_group = task_group
             if self.options.sessions is None:
-                shared = ServerChannel(standalone=None, remap_ids=True, max_buffered=256)
-                self._shared = shared
-
-                async def serve_shared() -> None:
-                    await self.serve_connection(shared)
-
-                task_group.start_soon(serve_shared)
+                self._shared_channel()
             if self.options.sessions is not None:
                 task_group.start_soon(self._reap_idle_sessions)
             try:
@@ -175,6 +179,20 @@ class JsonRpcHTTPApp:
                 task_group.cancel_scope.cancel()
                 self._task_group = None
                 self._shared = None
+
+    def _shared_channel(self) -> ServerChannel:
+        """The one connection serving every request without a session (made on first use
+        when the app also has sessions)."""
+        if self._shared is None:
+            assert self._task_group is not None
+            shared = ServerChannel(standalone=None, remap_ids=True, max_buffered=256)
+            self._shared = shared
+
+            async def serve_shared() -> None:
+                await self.serve_connection(shared)
+
+            self._task_group.start_soon(serve_shared)
+        return self._shared
 
     async def _reap_idle_sessions(self) -> None:
         interval = max(0.05, min(self.options.idle_timeout / 4, 30.0))
@@ -240,8 +258,7 @@ class JsonRpcHTTPApp:
         if path == self._endpoint:
             if self._task_group is None:
                 raise HTTPError(503, "Server not started: serve it with lifespan or app.running()")
-            if options.auth is not None:
-                info.principal = await options.auth.authenticate(info.headers)
+            await self._authenticate(info)
             method = info.method
             if method == "POST":
                 await self._post(receive, send, info)
@@ -258,8 +275,7 @@ class JsonRpcHTTPApp:
         ):
             if self._task_group is None:
                 raise HTTPError(503, "Server not started: serve it with lifespan or app.running()")
-            if options.auth is not None:
-                info.principal = await options.auth.authenticate(info.headers)
+            await self._authenticate(info)
             if path == options.legacy_sse_path.rstrip("/") and info.method == "GET":
                 await self._legacy_stream(scope, receive, send, info)
             elif path == options.legacy_messages_path.rstrip("/") and info.method == "POST":
@@ -269,9 +285,10 @@ class JsonRpcHTTPApp:
             return
         # The first route whose path matches decides the path; among the routes that
         # declare that same path, the method picks one (GET and DELETE of one resource).
-        matched = next((r for r in options.routes if r.match(info.path) is not None), None)
+        routes = [*options.routes, *(options.auth.routes if options.auth is not None else ())]
+        matched = next((r for r in routes if r.match(info.path) is not None), None)
         if matched is not None:
-            siblings = [r for r in options.routes if r.path == matched.path]
+            siblings = [r for r in routes if r.path == matched.path]
             for route in siblings:
                 if info.method in route.methods:
                     params = route.match(info.path)
@@ -281,6 +298,12 @@ class JsonRpcHTTPApp:
             allowed = list(dict.fromkeys(m for r in siblings for m in r.methods))
             raise HTTPError(405, "Method not allowed", headers={"allow": ", ".join(allowed)})
         raise HTTPError(404, "Not found")
+
+    async def _authenticate(self, info: HTTPRequestInfo) -> None:
+        """Verify the bearer token, if the app requires one; the token stays here."""
+        if self.options.auth is not None:
+            info.principal = await self.options.auth.authenticate(info.headers)
+            info.headers = without_credentials(info.headers)
 
     # -- POST ----------------------------------------------------------------------
 
@@ -325,8 +348,10 @@ class JsonRpcHTTPApp:
         options = self.options
         self._check_post_accept(info)
         payload = await self._read_payload(receive, info)
+        if options.auth is not None:
+            options.auth.authorize(info.principal, payload)
         session, provisional = self._session_for_post(info, payload)
-        channel = self._shared if session is None else session.channel
+        channel = self._shared_channel() if session is None else session.channel
         assert channel is not None
         if session is not None:
             info.session_id = session.id
@@ -342,10 +367,12 @@ class JsonRpcHTTPApp:
                     send, 200, json_rpc_error_body(exc, request_id), content_type="application/json"
                 )
                 return
-            except HTTPError:
+            except HTTPError as exc:
                 if session is not None and provisional:
                     self.sessions.release(session.id)
                     session.close()
+                if exc.error is not None and exc.body is None and isinstance(payload, Request):
+                    exc.body = json_rpc_error_body(exc.error, payload.id)
                 raise
         items = payload if isinstance(payload, list) else [payload]
         requests = [m for m in items if isinstance(m, Request)]
@@ -367,11 +394,16 @@ class JsonRpcHTTPApp:
             else:
                 await send_response(send, 202)
             return
-        json_mode = self._json_mode(requests, info)
+        mode = self._response_mode(requests, info)
+        json_mode = mode == "json"
+        if isinstance(payload, Request):
+            info.request_id = payload.id
+        info.disconnected = anyio.Event()
         outbox = Outbox(
             new_stream_id(session.id if session is not None else ""),
             json_mode=json_mode,
-            event_store=None if json_mode else options.event_store,
+            # Without a session no stream can be resumed (a resumption names its session).
+            event_store=None if json_mode or session is None else options.event_store,
             event_name=options.event_name,
         )
         try:
@@ -410,20 +442,25 @@ class JsonRpcHTTPApp:
                 headers = {**headers, **options.response_headers(info)}
             if json_mode:
                 await self._answer_json(
-                    send, receive, outbox, headers, batch=isinstance(payload, list)
+                    send, receive, outbox, headers, info, batch=isinstance(payload, list)
                 )
-            else:
-                assert queue is not None
-                await self._write_sse(
-                    send,
-                    receive,
-                    outbox,
-                    queue,
-                    headers,
-                    generation=generation,
-                    prime=True,
-                    priming_id=priming_id,
-                )
+                return
+            assert queue is not None
+            if mode == "auto" and not isinstance(payload, list):
+                answered = await self._answer_deferred(send, receive, outbox, headers, info)
+                if answered:
+                    return
+            await self._write_sse(
+                send,
+                receive,
+                outbox,
+                queue,
+                headers,
+                generation=generation,
+                prime=True,
+                priming_id=priming_id,
+                disconnected=info.disconnected,
+            )
         finally:
             if queue is not None:
                 outbox.detach_if_current(generation)
@@ -433,21 +470,29 @@ class JsonRpcHTTPApp:
                 if provisional and outbox.failed:
                     session.close()
 
-    def _json_mode(self, requests: list[Request], info: HTTPRequestInfo) -> bool:
+    def _response_mode(self, requests: list[Request], info: HTTPRequestInfo) -> ResponseMode:
         hook = self.options.response_mode
         if hook is not None:
             modes = {hook(request, info) for request in requests}
-            if "sse" in modes:
-                return False
-            if "json" in modes:
-                return True
-        return self.options.json_response
+            for mode in ("sse", "auto", "json"):
+                if mode in modes:
+                    return mode
+        return "json" if self.options.json_response else "sse"
+
+    def _status_for(self, outbox: Outbox, info: HTTPRequestInfo) -> int:
+        hook = self.options.error_status
+        first = outbox.first_payload
+        if hook is None or not isinstance(first, ErrorResponse):
+            return 200
+        return hook(first.error, info) or 200
 
     def _session_for_post(
         self, info: HTTPRequestInfo, payload: Incoming
     ) -> tuple[HTTPSession | None, bool]:
         policy = self.options.sessions
         if policy is None:
+            return None, False
+        if policy.is_sessionless is not None and policy.is_sessionless(info, payload):
             return None, False
         session_id = info.headers.get(policy.header)
         if session_id:
@@ -520,6 +565,9 @@ class JsonRpcHTTPApp:
         if outbox.failed:
             return {}  # closed once its answer is out (see _post)
         self.sessions.add(session)
+        shared = shared_store(self.options.event_store)
+        if shared is not None:  # other replicas may resume its streams (_http_resume)
+            await shared.register_session(session.id, session.principal)
         return {policy.header: session.id}
 
     async def _answer_json(
@@ -528,18 +576,46 @@ class JsonRpcHTTPApp:
         receive: ASGIReceive,
         outbox: Outbox,
         headers: dict[str, str],
+        info: HTTPRequestInfo,
         *,
         batch: bool,
     ) -> None:
         if await _wait_or_disconnect(outbox.done.wait, receive):
+            if info.disconnected is not None:
+                info.disconnected.set()
             return
         if not outbox.responses:
             raise HTTPError(503, "Service Unavailable: the session ended before answering")
         if batch:
             body = b"[" + b",".join(outbox.responses) + b"]"
+            status = 200
         else:
             body = outbox.responses[0]
-        await send_response(send, 200, body, content_type="application/json", headers=headers)
+            status = self._status_for(outbox, info)
+        await send_response(send, status, body, content_type="application/json", headers=headers)
+
+    async def _answer_deferred(
+        self,
+        send: ASGISend,
+        receive: ASGIReceive,
+        outbox: Outbox,
+        headers: dict[str, str],
+        info: HTTPRequestInfo,
+    ) -> bool:
+        """The ``"auto"`` response mode: ``True`` if the request was answered as JSON
+        (its answer came first) or the client left; ``False`` to go on with SSE."""
+        with anyio.move_on_after(self.options.sse_defer_timeout):
+            if await _wait_or_disconnect(outbox.progressed.wait, receive):
+                if info.disconnected is not None:
+                    info.disconnected.set()
+                return True
+        if not (outbox.done.is_set() and outbox.delivered == 1 and outbox.first_data):
+            return False
+        status = self._status_for(outbox, info)
+        await send_response(
+            send, status, outbox.first_data, content_type="application/json", headers=headers
+        )
+        return True
 
     async def _write_sse(
         self,
@@ -554,6 +630,7 @@ class JsonRpcHTTPApp:
         priming_id: str | None = None,
         before: Sequence[bytes] = (),
         skip_ids: frozenset[str] = frozenset(),
+        disconnected: anyio.Event | None = None,
     ) -> None:
         """Stream ``queue`` (consumer ``generation`` of ``outbox``) as SSE; ``prime``
         starts with an id-only event (``priming_id`` if one was stored already) when
@@ -567,6 +644,8 @@ class JsonRpcHTTPApp:
             async def watch_disconnect() -> None:
                 while (await receive())["type"] != "http.disconnect":
                     pass
+                if disconnected is not None and not outbox.done.is_set():
+                    disconnected.set()
                 task_group.cancel_scope.cancel()
 
             task_group.start_soon(watch_disconnect)
@@ -604,6 +683,9 @@ class JsonRpcHTTPApp:
             raise HTTPError(
                 405, "Method not allowed: this server is stateless", headers={"allow": "POST"}
             )
+        if policy.is_sessionless is not None and policy.is_sessionless(info, None):
+            # A GET or DELETE of the sessionless protocol: nothing to stream or end.
+            raise HTTPError(405, "Method not allowed: no session here", headers={"allow": "POST"})
         session_id = info.headers.get(policy.header)
         if not session_id:
             raise HTTPError(400, f"Bad Request: missing {policy.header} header")
@@ -624,10 +706,26 @@ class JsonRpcHTTPApp:
                 "Method not allowed: no standalone stream here",
                 headers={"allow": "POST, DELETE"},
             )
+        last_event_id = info.headers.get("last-event-id")
+        shared = shared_store(self.options.event_store)
+        policy = self.options.sessions
+        elsewhere = info.headers.get(policy.header) if policy is not None else None
+        if shared is not None and last_event_id and elsewhere and not self.sessions.get(elsewhere):
+            # A stream of a session another replica holds, resumed here (_http_resume).
+            await self._validate(info, None, None)
+            await resume_elsewhere(
+                shared,
+                send,
+                receive,
+                info,
+                session_id=elsewhere,
+                last_event_id=last_event_id,
+                event_name=self.options.event_name,
+            )
+            return
         session = self._session_for_stream(info)
         await self._validate(info, None, session)
         session.touch()
-        last_event_id = info.headers.get("last-event-id")
         if last_event_id and self.options.event_store is not None:
             await self._resume(send, receive, session, last_event_id)
             return
@@ -701,6 +799,9 @@ class JsonRpcHTTPApp:
         await self._validate(info, None, session)
         self.sessions.remove(session.id)
         session.close()
+        shared = shared_store(self.options.event_store)
+        if shared is not None:
+            await shared.forget_session(session.id)
         await send_response(send, 200)
 
     # -- HTTP+SSE (2024-11-05) -----------------------------------------------------
@@ -752,6 +853,8 @@ class JsonRpcHTTPApp:
         if session.principal is not None and session.principal != info.principal:
             raise HTTPError(404, "Session not found")
         payload = await self._read_payload(receive, info)
+        if self.options.auth is not None:
+            self.options.auth.authorize(info.principal, payload)
         info.session_id = session.id
         session.touch()
         try:

@@ -17,6 +17,7 @@ from typing import Any
 import anyio
 
 from ._http_channel import Outbox, ServerChannel
+from ._http_common import HTTPRequestInfo
 
 __all__ = ["HTTPSession", "SessionPolicy", "SessionTable"]
 
@@ -27,10 +28,16 @@ class SessionPolicy:
 
     ``is_start`` tells whether a parsed payload opens a session (MCP: an
     ``initialize`` request). ``header`` carries the session id both ways.
+    ``is_sessionless``, when given, picks the POSTs served without any session
+    (a session id header on them is ignored) by one shared connection, as in
+    stateless mode: a server can speak a sessionless protocol revision beside a
+    session-based one on the same endpoint (MCP 2026-07-28 beside 2025-11-25). It is
+    also asked about GET and DELETE (payload ``None``): those get 405 when it says yes.
     """
 
     header: str = "mcp-session-id"
     is_start: Callable[[Any], bool] = lambda payload: False
+    is_sessionless: Callable[[HTTPRequestInfo, Any], bool] | None = None
     new_id: Callable[[], str] = lambda: secrets.token_hex(16)
 
 

@@ -42,12 +42,25 @@ Handler = Callable[[Any, "RequestContext"], Awaitable[Any] | Any]
 NotificationHandler = Callable[[Any, "RequestContext"], Awaitable[None] | None]
 
 
+_MAX_LOC = 200
+_MAX_MSG = 300
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 def format_validation_error(exc: pydantic.ValidationError, what: str = "params") -> str:
-    """One line naming each offending field, e.g. ``params.b: Input should be a valid number``."""
+    """One line naming each offending field, e.g. ``params.b: Input should be a valid number``.
+
+    Field paths and messages are clipped: pydantic quotes some inputs in its messages (a
+    discriminator tag, a dict key), and an error must not echo a megabyte-long value.
+    """
     parts = []
     for err in exc.errors(include_url=False)[:8]:
-        loc = ".".join(str(p) for p in err["loc"])
-        parts.append(f"{what}.{loc}: {err['msg']}" if loc else f"{what}: {err['msg']}")
+        loc = _clip(".".join(str(p) for p in err["loc"]), _MAX_LOC)
+        msg = _clip(err["msg"], _MAX_MSG)
+        parts.append(f"{what}.{loc}: {msg}" if loc else f"{what}: {msg}")
     return "Invalid params: " + "; ".join(parts)
 
 

@@ -232,18 +232,40 @@ class Peer:
 
     # -- outgoing ------------------------------------------------------------------
 
+    def new_request_id(self) -> int:
+        """Reserve the id of a request to send later with ``request(..., request_id=)``
+        (for protocols whose notifications name the request they belong to)."""
+        request_id = self._next_id
+        self._next_id += 1
+        return request_id
+
     @overload
     async def request(
-        self, method: RequestType[P, R], params: Any = None, *, timeout: float | None = ...
+        self,
+        method: RequestType[P, R],
+        params: Any = None,
+        *,
+        timeout: float | None = ...,
+        request_id: int | None = ...,
     ) -> R: ...
 
     @overload
     async def request(
-        self, method: str, params: Any = None, *, timeout: float | None = ...
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = ...,
+        request_id: int | None = ...,
     ) -> Any: ...
 
     async def request(
-        self, method: RequestType[Any, Any] | str, params: Any = None, *, timeout: Any = _UNSET
+        self,
+        method: RequestType[Any, Any] | str,
+        params: Any = None,
+        *,
+        timeout: Any = _UNSET,
+        request_id: int | None = None,
     ) -> Any:
         """Send a request and wait for its result.
 
@@ -251,7 +273,7 @@ class Peer:
         after ``timeout`` seconds (default: the peer's ``request_timeout``),
         `ConnectionClosed` if the connection ends first, or `ResultValidationError`.
         Cancelling the calling task abandons the request and tells the other side
-        through ``on_outgoing_cancel``.
+        through ``on_outgoing_cancel``. ``request_id`` is one `new_request_id` gave.
         """
         if isinstance(method, RequestType):
             descriptor: RequestType[Any, Any] | None = method
@@ -263,8 +285,9 @@ class Peer:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}")
         if timeout is _UNSET:
             timeout = self.request_timeout
-        request_id = self._next_id
-        self._next_id += 1
+        if request_id is None:
+            request_id = self._next_id
+            self._next_id += 1
         slot = _Pending()
         self._pending[request_id] = slot
         message = Request(request_id, name, params)
@@ -360,6 +383,12 @@ class Peer:
             await self.stream.send(message, related_request_id=self._related_id())
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+        except JsonRpcError as exc:
+            # The transport delivered the other side's refusal with the send (an HTTP
+            # error status whose body is this request's JSON-RPC error).
+            error = self.errors.refine(exc)
+            error.received = True
+            raise error from None
         await slot.event.wait()
 
     def _related_id(self) -> RequestId | None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import IO, Any, Literal
 
 from ._transport import MessageStream, Received, encode_payload
-from ._wire import InvalidMessage, Message, RequestId
+from ._wire import InvalidMessage, Message, RequestId, StreamEnd
 
 __all__ = ["JsonLinesSink", "TapRecord", "TappedStream", "WireTap"]
 
@@ -109,7 +109,8 @@ class TappedStream:
 
     async def receive(self) -> Received:
         received = await self.inner.receive()
-        self._record("receive", received.payload)
+        if not isinstance(received.payload, StreamEnd):  # a transport's word, not a message
+            self._record("receive", received.payload)
         return received
 
     async def aclose(self) -> None:
