@@ -1,13 +1,25 @@
-"""`ClientSession`: the host's side of an MCP connection, over any transport.
+"""`ClientSession`: the host's side of an MCP connection, over any transport, either era.
 
 Rules:
 
-1. Nothing but ``initialize`` (and ``ping``) is sent before the handshake completes;
-   `ClientSession.__aenter__` performs it, and refuses a server whose protocol version
-   we do not speak.
-2. Capabilities are declared from what the host supplies: a sampling handler, an
+1. The era is settled when the session opens. A handshake-era version (the default,
+   2025-11-25) performs ``initialize``; a 2026-07-28 version sends ``server/discover``;
+   ``"auto"`` probes with ``server/discover`` and falls back to ``initialize`` on any
+   answer that is not a recognised 2026-era one (an error, an HTTP 4xx without such an
+   error, silence for ``probe_timeout`` seconds). A -32022 naming a version we speak
+   retries with it.
+2. Handshake era: nothing but ``initialize`` (and ``ping``) is sent before the handshake
+   completes, and a server whose protocol version we do not speak is refused.
+3. 2026 era: every request carries the envelope (version, client info, capabilities,
+   log level) in ``_meta``; over HTTP its headers mirror the body (``Mcp-Method``,
+   ``Mcp-Name``, the tool's ``x-mcp-header`` arguments), and tool definitions whose
+   ``x-mcp-header`` annotations are invalid are left out of ``tools/list``. An
+   ``InputRequiredResult`` is answered from the host's handlers and the request
+   retried (``max_input_rounds`` times at most); a task is polled to its end.
+4. Capabilities are declared from what the host supplies: a sampling handler, an
    elicitation handler, roots.
-3. A call abandoned by timeout or cancellation sends ``notifications/cancelled``.
+5. A call abandoned by timeout or cancellation sends ``notifications/cancelled``
+   (over 2026-era HTTP it closes the request's response stream instead).
 """
 
 from __future__ import annotations
@@ -15,21 +27,41 @@ from __future__ import annotations
 import inspect
 import itertools
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from contextlib import asynccontextmanager
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
+
+import anyio
+import pydantic
 
 from jsonrpc_core import (
+    JsonRpcError,
     LocalError,
+    Message,
     MessageStream,
+    MethodNotFound,
     MethodRegistry,
     Notification,
     Peer,
+    Request,
     RequestContext,
     RequestId,
+    RequestTimeout,
+    RequestType,
+    ResultValidationError,
+    TransportError,
 )
 
-from ._errors import MCP_ERRORS
+from ._cache import ResultCache
+from ._errors import (
+    MCP_ERRORS,
+    MODERN_ERROR_CODES,
+    HeaderMismatch,
+    UnsupportedProtocolVersion,
+)
+from ._headers import invalid_x_mcp_header, param_headers, request_headers
+from ._listen import Subscription
 from ._methods import (
     COMPLETION_COMPLETE,
     ELICITATION_CREATE,
@@ -44,6 +76,8 @@ from ._methods import (
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_UPDATED,
     NOTIFICATIONS_ROOTS_LIST_CHANGED,
+    NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+    NOTIFICATIONS_TASKS,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
     PING,
     PROMPTS_GET,
@@ -55,20 +89,37 @@ from ._methods import (
     RESOURCES_UNSUBSCRIBE,
     ROOTS_LIST,
     SAMPLING_CREATE_MESSAGE,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
+    TASKS_CANCEL_V2,
+    TASKS_GET_V2,
+    TASKS_UPDATE,
     TOOLS_CALL,
     TOOLS_LIST,
 )
 from ._registry import call
 from .types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LATEST_MODERN_VERSION,
     LATEST_PROTOCOL_VERSION,
+    LOG_LEVEL_META_KEY,
+    MODERN_PROTOCOL_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    SERVER_INFO_META_KEY,
+    SUBSCRIPTION_ID_META_KEY,
     SUPPORTED_PROTOCOL_VERSIONS,
+    TASKS_EXTENSION,
     CallToolResult,
     ClientCapabilities,
     CompleteResult,
     CreateMessageRequestParams,
     CreateMessageResult,
+    DetailedTask,
+    DiscoverResult,
     ElicitationCapability,
     ElicitRequestFormParams,
+    ElicitRequestParams,
     ElicitResult,
     EmptyResult,
     GetPromptResult,
@@ -90,6 +141,7 @@ from .types import (
     RootsCapability,
     SamplingCapability,
     ServerCapabilities,
+    SubscriptionFilter,
     Tool,
 )
 
@@ -101,6 +153,11 @@ ProgressCallback = Callable[[float, float | None, str | None], Awaitable[None] |
 SamplingHandler = Callable[[CreateMessageRequestParams], Awaitable[CreateMessageResult] | Any]
 ElicitationHandler = Callable[[Any], Awaitable[ElicitResult] | Any]
 NotificationCallback = Callable[[Any], Awaitable[None] | None]
+
+INPUT_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
+"""Requests a 2026-era server may answer with an ``InputRequiredResult``."""
+
+_elicit_params: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ElicitRequestParams)
 
 
 def with_elicitation_defaults(params: ElicitRequestFormParams, answer: Any) -> Any:
@@ -128,26 +185,41 @@ async def _run_callback(callback: Callable[..., Any], *args: Any) -> Any:
 
 
 class ProtocolVersionError(LocalError):
-    """The server answered ``initialize`` with a protocol version we do not speak."""
+    """The server speaks no protocol version we speak."""
+
+
+class InputRoundsExceeded(LocalError):
+    """The server kept asking for input beyond ``max_input_rounds`` rounds."""
 
 
 def _cancel_notification(request_id: RequestId, reason: str) -> Notification:
     return Notification(NOTIFICATIONS_CANCELLED.method, {"requestId": request_id, "reason": reason})
 
 
+def _dump(value: Any) -> Any:
+    if isinstance(value, pydantic.BaseModel):
+        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+    return value
+
+
 class ClientSession:
-    """An initialized MCP client connection::
+    """An MCP client connection, opened with ``async with``::
 
         async with ClientSession(stream) as client:
             tools = await client.list_all_tools()
             result = await client.call_tool("add", {"a": 1, "b": 2})
 
-    ``sampling``, ``elicitation`` and ``roots`` are the host's answers to the server's
-    requests; ``on_log``, ``on_resource_updated`` and ``on_list_changed`` receive
-    notifications (``on_list_changed`` gets "tools", "resources" or "prompts").
-    With ``elicitation_defaults``, an accepted form-mode answer is completed with the
-    ``default`` of every requested field it leaves out (SEP-1034: clients that support
-    defaults pre-populate the form with them).
+    ``protocol_version`` picks the era (module rule 1): a handshake-era version (the
+    default), a 2026-07-28 version, or ``"auto"``. ``sampling``, ``elicitation`` and
+    ``roots`` are the host's answers to the server's questions (requests in the
+    handshake era, input requests in the 2026 era); ``on_log``,
+    ``on_resource_updated`` and ``on_list_changed`` receive notifications
+    (``on_list_changed`` gets "tools", "resources" or "prompts"). With
+    ``elicitation_defaults``, an accepted form-mode answer is completed with the
+    ``default`` of every requested field it leaves out (SEP-1034). ``cache`` keeps
+    2026-era results for as long as their ``ttlMs`` says; ``tasks`` declares the tasks
+    extension in the 2026 era (a tool call the server turns into a task is polled to
+    its end).
     """
 
     def __init__(
@@ -166,6 +238,10 @@ class ClientSession:
         elicitation_defaults: bool = False,
         request_timeout: float | None = None,
         capabilities: ClientCapabilities | None = None,
+        probe_timeout: float = 10.0,
+        cache: bool = True,
+        max_input_rounds: int = 10,
+        tasks: bool = True,
     ) -> None:
         self.stream = stream
         self.client_info = client_info or Implementation(name="rpcweave", version="0.1.0")
@@ -179,9 +255,19 @@ class ClientSession:
         self.on_elicitation_complete = on_elicitation_complete
         self.elicitation_defaults = elicitation_defaults
         self.capabilities = capabilities or self._capabilities()
+        self.probe_timeout = probe_timeout
+        self.max_input_rounds = max_input_rounds
+        self.tasks = tasks
+        self.cache: ResultCache | None = ResultCache() if cache else None
         self.server: InitializeResult | None = None
+        self.discovery: DiscoverResult | None = None
+        self.era: Literal["handshake", "modern"] | None = None
+        self.modern_version: str | None = None
+        self.log_level: LoggingLevel | None = None
         self._progress: dict[str | int, ProgressCallback] = {}
         self._tokens = itertools.count(1)
+        self._tool_schemas: dict[str, Any] = {}
+        self._subscriptions: dict[RequestId, Subscription] = {}
         self.peer = Peer(
             stream,
             self._registry(),
@@ -192,7 +278,17 @@ class ClientSession:
             request_timeout=request_timeout,
         )
 
+    @property
+    def _http(self) -> bool:
+        return hasattr(self.stream, "message_headers")
+
     def _cancel_notification(self, request_id: RequestId, reason: str) -> Notification | None:
+        if self.era == "modern":
+            abandon = getattr(self.stream, "abandon", None)
+            if self._http and abandon is not None:
+                abandon(request_id)  # closing the response stream is the cancellation
+                return None
+            return _cancel_notification(request_id, reason)
         # "The initialize request MUST NOT be cancelled by clients": until the handshake
         # is done (only initialize and ping go out before it), abandon without a word.
         if self.server is None:
@@ -221,6 +317,8 @@ class ClientSession:
         registry.on(NOTIFICATIONS_RESOURCES_UPDATED, self._resource_updated)
         registry.on(NOTIFICATIONS_ELICITATION_COMPLETE, self._elicitation_complete)
         registry.on(NOTIFICATIONS_CANCELLED, self._cancelled)
+        registry.on(NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, self._acknowledged)
+        registry.on(NOTIFICATIONS_TASKS.method, self._task_status)
         for kind, descriptor in (
             ("tools", NOTIFICATIONS_TOOLS_LIST_CHANGED),
             ("resources", NOTIFICATIONS_RESOURCES_LIST_CHANGED),
@@ -234,7 +332,7 @@ class ClientSession:
     async def __aenter__(self) -> ClientSession:
         await self.peer.__aenter__()
         try:
-            await self.initialize()
+            await self.open()
         except BaseException:
             # Stop the peer as after a clean exit, then raise the handshake's own error:
             # handing it to the task group would wrap it in an ExceptionGroup.
@@ -250,12 +348,86 @@ class ClientSession:
     ) -> bool | None:
         return await self.peer.__aexit__(exc_type, exc, tb)
 
+    async def open(self) -> None:
+        """Settle the era and greet the server (done by ``async with``; module rule 1)."""
+        requested = self.requested_version
+        if requested in MODERN_PROTOCOL_VERSIONS:
+            await self._probe(requested, fallback=False)
+        elif requested == "auto":
+            await self._probe()
+        else:
+            await self.initialize()
+
+    async def _probe(self, version: str = LATEST_MODERN_VERSION, *, fallback: bool = True) -> None:
+        for attempt in range(2):
+            try:
+                with anyio.fail_after(self.probe_timeout):
+                    await self.discover(version)
+                return
+            except UnsupportedProtocolVersion as exc:
+                mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in exc.supported]
+                if mutual and attempt == 0:
+                    version = mutual[0]  # retry once, even at the same version
+                    continue
+                if not fallback:
+                    raise
+                if any(v in SUPPORTED_PROTOCOL_VERSIONS for v in exc.supported):
+                    break
+                ours = ", ".join((*MODERN_PROTOCOL_VERSIONS, *SUPPORTED_PROTOCOL_VERSIONS))
+                raise ProtocolVersionError(
+                    f"the server speaks MCP {', '.join(exc.supported) or '(none named)'}; "
+                    f"we speak {ours}"
+                ) from None
+            except JsonRpcError as exc:
+                if exc.code in MODERN_ERROR_CODES or not fallback:
+                    raise  # a 2026-era server refusing us: falling back would not help
+                break
+            except (TransportError, TimeoutError, RequestTimeout, ResultValidationError):
+                if not fallback:
+                    raise
+                break
+        self.era = None
+        self.discovery = None
+        self.modern_version = None
+        if self._http:
+            self.stream.message_headers = None  # type: ignore[attr-defined]
+        await self.initialize()
+
+    async def discover(self, version: str | None = None) -> DiscoverResult:
+        """``server/discover`` (2026 era): the server's versions, capabilities, identity.
+
+        Calling it settles the session in the 2026 era at ``version`` (by default the
+        one in use, or the newest we speak).
+        """
+        version = version or self.modern_version or LATEST_MODERN_VERSION
+        self._adopt_modern(version)
+        raw = await self._modern_request(SERVER_DISCOVER.method, {}, timeout=None)
+        result = DiscoverResult.model_validate(raw)
+        mutual = [v for v in MODERN_PROTOCOL_VERSIONS if v in result.supported_versions]
+        if not mutual:
+            raise ProtocolVersionError(
+                f"server/discover names {result.supported_versions}; we speak "
+                + ", ".join(MODERN_PROTOCOL_VERSIONS)
+            )
+        if version not in mutual:
+            self._adopt_modern(mutual[0])
+        self.discovery = result
+        return result
+
+    def _adopt_modern(self, version: str) -> None:
+        self.era = "modern"
+        self.modern_version = version
+        if self._http:
+            self.stream.message_headers = self._message_headers  # type: ignore[attr-defined]
+
     async def initialize(self) -> InitializeResult:
-        """Perform the handshake (done by ``async with``)."""
+        """Perform the handshake (done by ``async with`` in the handshake era)."""
         result = await self.peer.request(
             INITIALIZE,
             {
-                "protocolVersion": self.requested_version,
+                "protocolVersion": self.requested_version
+                if self.requested_version in SUPPORTED_PROTOCOL_VERSIONS
+                else LATEST_PROTOCOL_VERSION,
                 "capabilities": self.capabilities,
                 "clientInfo": self.client_info,
             },
@@ -266,6 +438,7 @@ class ClientSession:
                 + ", ".join(SUPPORTED_PROTOCOL_VERSIONS)
             )
         self.server = result
+        self.era = "handshake"
         headers = getattr(self.stream, "headers", None)
         if isinstance(headers, dict):
             headers["mcp-protocol-version"] = result.protocol_version
@@ -273,29 +446,268 @@ class ClientSession:
         return result
 
     @property
+    def modern(self) -> bool:
+        """Whether the session speaks 2026-07-28 (per-request metadata)."""
+        return self.era == "modern"
+
+    @property
     def protocol_version(self) -> str:
-        """The negotiated protocol version."""
+        """The protocol version in use."""
+        if self.era == "modern" and self.modern_version is not None:
+            return self.modern_version
         return self.server.protocol_version if self.server else self.requested_version
 
     @property
     def server_capabilities(self) -> ServerCapabilities:
         """What the server said it supports."""
+        if self.discovery is not None:
+            return self.discovery.capabilities
         return self.server.capabilities if self.server else ServerCapabilities()
 
     @property
     def server_info(self) -> Implementation | None:
         """The server's name and version."""
+        if self.discovery is not None:
+            info = (self.discovery.meta or {}).get(SERVER_INFO_META_KEY)
+            try:
+                return Implementation.model_validate(info) if info is not None else None
+            except pydantic.ValidationError:
+                return None
         return self.server.server_info if self.server else None
 
+    @property
+    def instructions(self) -> str | None:
+        """The server's instructions for the model, if it gave any."""
+        if self.discovery is not None:
+            return self.discovery.instructions
+        return self.server.instructions if self.server else None
+
     async def ping(self, *, timeout: float | None = None) -> None:
-        """Check that the server answers."""
+        """Check that the server answers (handshake era; 2026-07-28 has no ``ping``)."""
+        if self.modern:
+            raise LocalError("ping does not exist in MCP 2026-07-28")
         await self.peer.request(PING, {}, timeout=timeout)
+
+    # -- the 2026-era request path --------------------------------------------------------
+
+    def modern_capabilities(self) -> dict[str, Any]:
+        """The ``clientCapabilities`` every 2026-era request carries."""
+        declared = self.capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+        declared.pop("tasks", None)  # the 2025-11-25 experimental tasks
+        roots = declared.get("roots")
+        if isinstance(roots, dict):
+            roots.pop("listChanged", None)  # notifications/roots/list_changed is gone
+        if self.tasks:
+            extensions = declared.setdefault("extensions", {})
+            extensions.setdefault(TASKS_EXTENSION, {})
+        return declared
+
+    def envelope(self) -> dict[str, Any]:
+        """The ``_meta`` members of a 2026-era request."""
+        meta: dict[str, Any] = {
+            PROTOCOL_VERSION_META_KEY: self.modern_version or LATEST_MODERN_VERSION,
+            CLIENT_INFO_META_KEY: _dump(self.client_info),
+            CLIENT_CAPABILITIES_META_KEY: self.modern_capabilities(),
+        }
+        if self.log_level is not None:
+            meta[LOG_LEVEL_META_KEY] = self.log_level
+        return meta
+
+    def _message_headers(self, payload: Message | list[Message]) -> dict[str, str]:
+        if not isinstance(payload, Request):
+            return {}
+        version = self.modern_version or LATEST_MODERN_VERSION
+        params = payload.params if isinstance(payload.params, dict) else {}
+        headers = request_headers(payload.method, params, version)
+        if payload.method == "tools/call":
+            schema = self._tool_schemas.get(params.get("name", ""))
+            if schema is not None:
+                headers.update(param_headers(schema, params.get("arguments") or {}))
+        return headers
+
+    async def _modern_request(
+        self, method: str, params: dict[str, Any], *, timeout: float | None
+    ) -> dict[str, Any]:
+        params = dict(params)
+        params["_meta"] = {**self.envelope(), **params.get("_meta", {})}
+        raw = await self.peer.request(method, params, timeout=timeout)
+        if not isinstance(raw, dict):
+            raise ResultValidationError(f"{method}: the result is not an object")
+        return raw
+
+    async def _request(
+        self,
+        descriptor: RequestType[Any, Any],
+        params: dict[str, Any],
+        *,
+        timeout: float | None = None,
+    ) -> Any:
+        """Send a request in the session's era; 2026 era: answer input requests, follow
+        a task to its end (module rule 3)."""
+        if not self.modern:
+            return await self.peer.request(descriptor, params, timeout=timeout)
+        method = descriptor.method
+        base = dict(params)
+        raw = await self._modern_request(method, base, timeout=timeout)
+        rounds = 0
+        while True:
+            kind = raw.get("resultType", "complete")
+            if kind == "complete":
+                break
+            if kind == "task" and method == "tools/call":
+                raw = await self._follow_task(raw, timeout=timeout)
+                break
+            if kind != "input_required" or method not in INPUT_METHODS:
+                raise ResultValidationError(f"{method}: unexpected resultType {kind!r}")
+            rounds += 1
+            if rounds > self.max_input_rounds:
+                raise InputRoundsExceeded(
+                    f"{method}: the server still asks for input after {self.max_input_rounds} "
+                    "rounds"
+                )
+            retry = dict(base)
+            requests = raw.get("inputRequests")
+            if requests:
+                retry["inputResponses"] = await self.answer_input_requests(requests)
+            else:
+                await anyio.sleep(0.05 * rounds)  # only a requestState: back off a little
+            if "requestState" in raw:
+                retry["requestState"] = raw["requestState"]
+            raw = await self._modern_request(method, retry, timeout=timeout)
+        try:
+            return descriptor.validate_result(raw)
+        except pydantic.ValidationError as exc:
+            raise ResultValidationError(
+                f"{method}: the result does not match its declared type: {exc}"
+            ) from None
+
+    async def answer_input_requests(self, requests: Mapping[str, Any]) -> dict[str, Any]:
+        """Answer a server's input requests from the host's handlers, concurrently."""
+        answers: dict[str, Any] = {}
+
+        async def answer(key: str, request: Any) -> None:
+            answers[key] = _dump(await self._answer_input(request))
+
+        async with anyio.create_task_group() as task_group:
+            for key, request in requests.items():
+                task_group.start_soon(answer, key, request)
+        return answers
+
+    async def _answer_input(self, request: Any) -> Any:
+        method = request.get("method") if isinstance(request, dict) else None
+        params = request.get("params") or {} if isinstance(request, dict) else {}
+        if method == SAMPLING_CREATE_MESSAGE.method:
+            if self.sampling is None:
+                raise LocalError("the server asked for sampling, which this client does not offer")
+            return await _run_callback(
+                self.sampling, CreateMessageRequestParams.model_validate(params)
+            )
+        if method == ELICITATION_CREATE.method:
+            if self.elicitation is None:
+                raise LocalError(
+                    "the server asked for elicitation, which this client does not offer"
+                )
+            form = dict(params)
+            if "elicitationId" not in form and form.get("mode") == "url":
+                form["elicitationId"] = ""
+            parsed = _elicit_params.validate_python(form)
+            answer = await _run_callback(self.elicitation, parsed)
+            if self.elicitation_defaults and isinstance(parsed, ElicitRequestFormParams):
+                return with_elicitation_defaults(parsed, answer)
+            return answer
+        if method == ROOTS_LIST.method:
+            if self.roots is None:
+                raise LocalError("the server asked for roots, which this client does not offer")
+            value = await call(self.roots, {}) if callable(self.roots) else self.roots
+            return ListRootsResult(roots=list(value))
+        raise LocalError(f"the server asked for {method!r}, which no input request may be")
+
+    async def _follow_task(
+        self, created: dict[str, Any], *, timeout: float | None
+    ) -> dict[str, Any]:
+        task_id = created.get("taskId")
+        if not isinstance(task_id, str):
+            raise ResultValidationError("tools/call: a task result without a taskId")
+        answered: set[str] = set()
+        task = created
+        while True:
+            status = task.get("status")
+            if status == "completed":
+                result = task.get("result")
+                if not isinstance(result, dict):
+                    raise ResultValidationError("tasks/get: a completed task without a result")
+                return result
+            if status == "failed":
+                error = task.get("error") or {}
+                raise (
+                    MCP_ERRORS.from_object(error)
+                    if isinstance(error, dict)
+                    else LocalError("the task failed")
+                )
+            if status == "cancelled":
+                raise LocalError(f"task {task_id} was cancelled")
+            if status == "input_required":
+                pending = {
+                    k: v for k, v in (task.get("inputRequests") or {}).items() if k not in answered
+                }
+                if pending:
+                    responses = await self.answer_input_requests(pending)
+                    answered.update(responses)
+                    await self._modern_request(
+                        TASKS_UPDATE.method,
+                        {"taskId": task_id, "inputResponses": responses},
+                        timeout=timeout,
+                    )
+            else:
+                interval = task.get("pollIntervalMs")
+                delay = interval / 1000 if isinstance(interval, int) and interval > 0 else 0.5
+                await anyio.sleep(min(delay, 5.0))
+            task = await self._modern_request(
+                TASKS_GET_V2.method, {"taskId": task_id}, timeout=timeout
+            )
+
+    async def get_task(self, task_id: str) -> DetailedTask:
+        """``tasks/get`` (tasks extension): the task's state, its result when done."""
+        raw = await self._modern_request(TASKS_GET_V2.method, {"taskId": task_id}, timeout=None)
+        return DetailedTask.model_validate(raw)
+
+    async def cancel_task(self, task_id: str) -> None:
+        """``tasks/cancel`` (tasks extension): ask the server to stop a task."""
+        await self._modern_request(TASKS_CANCEL_V2.method, {"taskId": task_id}, timeout=None)
+
+    async def _cached(
+        self, descriptor: RequestType[Any, Any], key: str, params: dict[str, Any]
+    ) -> Any:
+        cache = self.cache if self.modern else None
+        if cache is not None:
+            hit = cache.get(descriptor.method, key)
+            if hit is not None:
+                return hit
+        result = await self._request(descriptor, params)
+        if cache is not None:
+            cache.put(descriptor.method, key, result)
+        return result
 
     # -- tools ---------------------------------------------------------------------------
 
     async def list_tools(self, cursor: str | None = None) -> ListToolsResult:
         """One page of tools."""
-        return await self.peer.request(TOOLS_LIST, {"cursor": cursor} if cursor else {})
+        params = {"cursor": cursor} if cursor else {}
+        result: ListToolsResult = await self._cached(TOOLS_LIST, cursor or "", params)
+        if not self.modern:
+            return result
+        accepted = []
+        for tool in result.tools:
+            problem = invalid_x_mcp_header(tool.input_schema) if self._http else None
+            if problem is not None:
+                logger.warning("tool %r left out: %s", tool.name, problem)
+                self._tool_schemas.pop(tool.name, None)
+                continue
+            self._tool_schemas[tool.name] = tool.input_schema
+            accepted.append(tool)
+        if len(accepted) == len(result.tools):
+            return result
+        return result.model_copy(update={"tools": accepted})
 
     async def list_all_tools(self) -> list[Tool]:
         """Every tool, following ``nextCursor``."""
@@ -319,9 +731,18 @@ class ClientSession:
     ) -> CallToolResult:
         """Call a tool; ``progress(progress, total, message)`` gets progress updates."""
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
-        result: CallToolResult = await self._with_progress(
-            TOOLS_CALL, params, timeout, progress, meta
-        )
+        try:
+            result: CallToolResult = await self._with_progress(
+                TOOLS_CALL, params, timeout, progress, meta
+            )
+        except HeaderMismatch:
+            if not (self.modern and self._http):
+                raise
+            # The tool's x-mcp-header annotations may have changed: relist, retry once.
+            if self.cache is not None:
+                self.cache.invalidate(TOOLS_LIST.method)
+            await self.list_all_tools()
+            result = await self._with_progress(TOOLS_CALL, params, timeout, progress, meta)
         return result
 
     async def _with_progress(
@@ -341,7 +762,7 @@ class ClientSession:
         if meta:
             params["_meta"] = meta
         try:
-            return await self.peer.request(descriptor, params, timeout=timeout)
+            return await self._request(descriptor, params, timeout=timeout)
         finally:
             if token is not None:
                 self._progress.pop(token, None)
@@ -350,7 +771,9 @@ class ClientSession:
 
     async def list_resources(self, cursor: str | None = None) -> ListResourcesResult:
         """One page of resources."""
-        return await self.peer.request(RESOURCES_LIST, {"cursor": cursor} if cursor else {})
+        params = {"cursor": cursor} if cursor else {}
+        result: ListResourcesResult = await self._cached(RESOURCES_LIST, cursor or "", params)
+        return result
 
     async def list_all_resources(self) -> list[Resource]:
         """Every resource, following ``nextCursor``."""
@@ -368,7 +791,10 @@ class ClientSession:
     ) -> ListResourceTemplatesResult:
         """One page of resource templates."""
         params = {"cursor": cursor} if cursor else {}
-        return await self.peer.request(RESOURCES_TEMPLATES_LIST, params)
+        result: ListResourceTemplatesResult = await self._cached(
+            RESOURCES_TEMPLATES_LIST, cursor or "", params
+        )
+        return result
 
     async def list_all_resource_templates(self) -> list[ResourceTemplate]:
         """Every resource template, following ``nextCursor``."""
@@ -383,21 +809,38 @@ class ClientSession:
 
     async def read_resource(self, uri: str, *, timeout: float | None = None) -> ReadResourceResult:
         """Read a resource."""
-        return await self.peer.request(RESOURCES_READ, {"uri": uri}, timeout=timeout)
+        cache = self.cache if self.modern else None
+        if cache is not None:
+            hit = cache.get(RESOURCES_READ.method, uri)
+            if hit is not None:
+                return hit  # type: ignore[no-any-return]
+        result: ReadResourceResult = await self._request(
+            RESOURCES_READ, {"uri": uri}, timeout=timeout
+        )
+        if cache is not None and result.result_type in (None, "complete"):
+            cache.put(RESOURCES_READ.method, uri, result)
+        return result
 
     async def subscribe_resource(self, uri: str) -> None:
-        """Ask for ``notifications/resources/updated`` about ``uri``."""
+        """Ask for ``notifications/resources/updated`` about ``uri`` (handshake era;
+        in the 2026 era, `listen` with ``resource_uris``)."""
+        if self.modern:
+            raise LocalError("resources/subscribe does not exist in 2026-07-28: use listen()")
         await self.peer.request(RESOURCES_SUBSCRIBE, {"uri": uri})
 
     async def unsubscribe_resource(self, uri: str) -> None:
-        """Stop updates about ``uri``."""
+        """Stop updates about ``uri`` (handshake era)."""
+        if self.modern:
+            raise LocalError("resources/unsubscribe does not exist in 2026-07-28")
         await self.peer.request(RESOURCES_UNSUBSCRIBE, {"uri": uri})
 
     # -- prompts, completion, logging ---------------------------------------------------
 
     async def list_prompts(self, cursor: str | None = None) -> ListPromptsResult:
         """One page of prompts."""
-        return await self.peer.request(PROMPTS_LIST, {"cursor": cursor} if cursor else {})
+        params = {"cursor": cursor} if cursor else {}
+        result: ListPromptsResult = await self._cached(PROMPTS_LIST, cursor or "", params)
+        return result
 
     async def list_all_prompts(self) -> list[Prompt]:
         """Every prompt, following ``nextCursor``."""
@@ -417,7 +860,8 @@ class ClientSession:
         params: dict[str, Any] = {"name": name}
         if arguments:
             params["arguments"] = arguments
-        return await self.peer.request(PROMPTS_GET, params)
+        result: GetPromptResult = await self._request(PROMPTS_GET, params)
+        return result
 
     async def complete(
         self,
@@ -429,29 +873,105 @@ class ClientSession:
         params: dict[str, Any] = {"ref": ref, "argument": argument}
         if context is not None:
             params["context"] = context
-        return await self.peer.request(COMPLETION_COMPLETE, params)
+        result: CompleteResult = await self._request(COMPLETION_COMPLETE, params)
+        return result
 
     async def set_logging_level(self, level: LoggingLevel) -> None:
-        """Ask the server to send log messages of ``level`` and above."""
-        await self.peer.request(LOGGING_SET_LEVEL, {"level": level})
+        """Ask the server to send log messages of ``level`` and above (2026 era: on
+        every later request, through ``_meta``)."""
+        self.log_level = level
+        if not self.modern:
+            await self.peer.request(LOGGING_SET_LEVEL, {"level": level})
 
     async def send_roots_list_changed(self) -> None:
-        """Tell the server our roots changed."""
-        await self.peer.notify(NOTIFICATIONS_ROOTS_LIST_CHANGED, {})
+        """Tell the server our roots changed (handshake era; 2026-07-28 has no such
+        notification: the server asks for the roots when it needs them)."""
+        if not self.modern:
+            await self.peer.notify(NOTIFICATIONS_ROOTS_LIST_CHANGED, {})
+
+    # -- subscriptions (2026 era) -----------------------------------------------------
+
+    @asynccontextmanager
+    async def listen(
+        self,
+        *,
+        tools: bool = False,
+        prompts: bool = False,
+        resources: bool = False,
+        resource_uris: list[str] | None = None,
+        task_ids: list[str] | None = None,
+        max_buffered: int = 64,
+    ) -> AsyncIterator[Subscription]:
+        """Open a ``subscriptions/listen`` stream (2026 era) for the changes named.
+
+        Yields a `Subscription` once the server acknowledged it: iterate it for the
+        notifications (``(method, params)``); its ``agreed`` filter says what the server
+        will send. Leaving the block cancels the subscription.
+        """
+        if not self.modern:
+            raise LocalError("subscriptions/listen exists in 2026-07-28 only")
+        wanted = SubscriptionFilter(
+            tools_list_changed=tools or None,
+            prompts_list_changed=prompts or None,
+            resources_list_changed=resources or None,
+            resource_subscriptions=resource_uris,
+            task_ids=task_ids,
+        )
+        request_id = self.peer.new_request_id()
+        subscription = Subscription(request_id, max_buffered)
+        self._subscriptions[request_id] = subscription
+        params = {"_meta": self.envelope(), "notifications": _dump(wanted)}
+        try:
+            async with anyio.create_task_group() as task_group:
+
+                async def run() -> None:
+                    try:
+                        await self.peer.request(
+                            SUBSCRIPTIONS_LISTEN.method, params, request_id=request_id, timeout=None
+                        )
+                        subscription.end(None)
+                    except Exception as exc:
+                        subscription.end(exc)
+
+                task_group.start_soon(run)
+                await subscription.wait_acknowledged()
+                try:
+                    yield subscription
+                finally:
+                    task_group.cancel_scope.cancel()
+        finally:
+            self._subscriptions.pop(request_id, None)
+
+    def _subscription_for(self, params: Any) -> Subscription | None:
+        meta = getattr(params, "meta", None)
+        if meta is None and isinstance(params, dict):
+            meta = params.get("_meta")
+        if not isinstance(meta, dict) or SUBSCRIPTION_ID_META_KEY not in meta:
+            return None
+        return self._subscriptions.get(meta[SUBSCRIPTION_ID_META_KEY])
+
+    def _acknowledged(self, params: Any, ctx: RequestContext) -> None:
+        subscription = self._subscription_for(params)
+        if subscription is not None:
+            subscription.acknowledge(params.notifications)
+
+    async def _deliver(self, method: str, params: Any) -> None:
+        subscription = self._subscription_for(params)
+        if subscription is not None:
+            await subscription.deliver(method, params)
+
+    async def _task_status(self, params: Any, ctx: RequestContext) -> None:
+        await self._deliver(NOTIFICATIONS_TASKS.method, params)
 
     # -- the server's requests and notifications ----------------------------------------
 
     async def _sample(self, params: CreateMessageRequestParams, ctx: RequestContext) -> Any:
         if self.sampling is None:
-            from jsonrpc_core import MethodNotFound
-
             raise MethodNotFound("Sampling is not supported by this client")
         return await _run_callback(self.sampling, params)
 
     async def _elicit(self, params: Any, ctx: RequestContext) -> Any:
         if self.elicitation is None:
-            from jsonrpc_core import MethodNotFound
-
             raise MethodNotFound("Elicitation is not supported by this client")
         answer = await _run_callback(self.elicitation, params)
         if self.elicitation_defaults and isinstance(params, ElicitRequestFormParams):
@@ -461,8 +981,6 @@ class ClientSession:
     async def _list_roots(self, params: Any, ctx: RequestContext) -> ListRootsResult:
         roots = self.roots
         if roots is None:
-            from jsonrpc_core import MethodNotFound
-
             raise MethodNotFound("Roots are not supported by this client")
         value = await call(roots, {}) if callable(roots) else roots
         return ListRootsResult(roots=list(value))
@@ -481,6 +999,9 @@ class ClientSession:
             await _run_callback(callback, params.progress, params.total, params.message)
 
     async def _resource_updated(self, params: Any, ctx: RequestContext) -> None:
+        if self.cache is not None:
+            self.cache.invalidate(RESOURCES_READ.method, params.uri)
+        await self._deliver(NOTIFICATIONS_RESOURCES_UPDATED.method, params)
         if self.on_resource_updated is not None:
             await _run_callback(self.on_resource_updated, params)
 
@@ -493,7 +1014,22 @@ class ClientSession:
             self.peer.cancel_incoming(params.request_id)
 
     def _list_changed_handler(self, kind: str) -> Callable[[Any, RequestContext], Awaitable[None]]:
+        methods = {
+            "tools": (TOOLS_LIST.method, NOTIFICATIONS_TOOLS_LIST_CHANGED.method),
+            "resources": (
+                RESOURCES_LIST.method,
+                NOTIFICATIONS_RESOURCES_LIST_CHANGED.method,
+            ),
+            "prompts": (PROMPTS_LIST.method, NOTIFICATIONS_PROMPTS_LIST_CHANGED.method),
+        }
+        list_method, notification = methods[kind]
+
         async def handle(params: Any, ctx: RequestContext) -> None:
+            if self.cache is not None:
+                self.cache.invalidate(list_method)
+                if kind == "resources":
+                    self.cache.invalidate(RESOURCES_TEMPLATES_LIST.method)
+            await self._deliver(notification, params)
             if self.on_list_changed is not None:
                 await _run_callback(self.on_list_changed, kind)
 

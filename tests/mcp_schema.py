@@ -1,4 +1,5 @@
-"""Validate MCP messages on the wire against the official 2025-11-25 JSON schema.
+"""Validate MCP messages on the wire against the official 2025-11-25 JSON schema (or, with
+``revision="2026-07-28"``, the 2026-07-28 one).
 
 `WireChecker` keeps the list of schema violations seen in one test. It looks at
 messages from four kinds of taps:
@@ -28,6 +29,11 @@ that form when the request id is unknown (a parse error, an HTTP 400); the MCP s
 types the member as ``id?: RequestId`` (omit, never null). Both rpcweave and the official
 SDK send ``null``; such messages are counted in ``checker.null_id_errors`` and the rest of
 the message is still validated.
+
+2026-07-28: an answer is checked against ``InputRequiredResult`` when its ``resultType``
+says so; the tasks extension (``tasks/*``, ``notifications/tasks``, a ``resultType`` of
+``"task"``) is not in the core schema and is counted in ``checker.extension_messages``
+instead of validated.
 """
 
 from __future__ import annotations
@@ -46,6 +52,7 @@ from jsonrpc_core import MessageStream, SSEDecoder, TappedStream, TapRecord, Wir
 
 SHARED = Path(__file__).parents[2] / "shared"
 SCHEMA_PATH = SHARED / "specs" / "mcp" / "2025-11-25" / "schema.json"
+MODERN = "2026-07-28"
 
 requires_schema = pytest.mark.skipif(
     not SHARED.is_dir(),
@@ -56,22 +63,23 @@ file fails the test instead of skipping it."""
 
 Role = Literal["client", "server"]
 _OTHER: dict[Role, Role] = {"client": "server", "server": "client"}
-_SCHEMA_URI = "urn:mcp:schema:2025-11-25"
 
 
 class MCPSchema:
-    """The 2025-11-25 schema with one compiled validator per definition."""
+    """One revision's schema with one compiled validator per definition."""
 
-    def __init__(self, path: Path = SCHEMA_PATH) -> None:
+    def __init__(self, path: Path = SCHEMA_PATH, revision: str = "2025-11-25") -> None:
         import referencing
         import referencing.jsonschema
 
+        self.revision = revision
+        self.uri = f"urn:mcp:schema:{revision}"
         self.document: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
         self.definitions: dict[str, Any] = self.document["$defs"]
         resource = referencing.Resource.from_contents(
             self.document, default_specification=referencing.jsonschema.DRAFT202012
         )
-        self._registry: Any = referencing.Registry().with_resource(_SCHEMA_URI, resource)
+        self._registry: Any = referencing.Registry().with_resource(self.uri, resource)
         self._validators: dict[str, Any] = {}
         self.requests: dict[Role, dict[str, str]] = {
             "client": self._methods("ClientRequest"),
@@ -87,7 +95,14 @@ class MCPSchema:
         }
 
     def _members(self, union: str) -> set[str]:
-        return {ref["$ref"].rsplit("/", 1)[-1] for ref in self.definitions[union]["anyOf"]}
+        definition = self.definitions.get(union)
+        if definition is None:
+            return set()  # 2026-07-28 has no server requests
+        if "anyOf" in definition:
+            return {ref["$ref"].rsplit("/", 1)[-1] for ref in definition["anyOf"]}
+        if "$ref" in definition:
+            return {definition["$ref"].rsplit("/", 1)[-1]}
+        return {union}  # a union of one, inlined (2026-07-28 ClientNotification)
 
     def _methods(self, union: str) -> dict[str, str]:
         """Method name -> definition name, for the members of a request/notification union."""
@@ -97,9 +112,12 @@ class MCPSchema:
             table[method] = name
         return table
 
-    def result_for(self, request_definition: str, params: Any) -> str:
+    def result_for(self, request_definition: str, params: Any, result: Any = None) -> str:
         """The definition of the result that answers ``request_definition``."""
-        if isinstance(params, dict) and "task" in params:
+        if self.revision == MODERN:
+            if isinstance(result, dict) and result.get("resultType") == "input_required":
+                return "InputRequiredResult"
+        elif isinstance(params, dict) and "task" in params:
             return "CreateTaskResult"
         candidate = request_definition.removesuffix("Request") + "Result"
         return candidate if candidate in self.definitions else "EmptyResult"
@@ -113,7 +131,7 @@ class MCPSchema:
             if definition not in self.definitions:
                 raise KeyError(f"no definition {definition!r} in the MCP schema")
             found = Draft202012Validator(
-                {"$ref": f"{_SCHEMA_URI}#/$defs/{definition}"}, registry=self._registry
+                {"$ref": f"{self.uri}#/$defs/{definition}"}, registry=self._registry
             )
             self._validators[definition] = found
         return found
@@ -136,9 +154,20 @@ def _describe(definition: str, error: Any) -> str:
 
 
 @cache
-def load_schema() -> MCPSchema:
-    """The schema, loaded once per test process."""
-    return MCPSchema()
+def load_schema(revision: str = "2025-11-25") -> MCPSchema:
+    """A revision's schema, loaded once per test process."""
+    return MCPSchema(SHARED / "specs" / "mcp" / revision / "schema.json", revision)
+
+
+def _is_extension(message: Any) -> bool:
+    """A message of the tasks extension (2026-07-28), which the core schema leaves out."""
+    if not isinstance(message, dict):
+        return False
+    method = message.get("method")
+    if isinstance(method, str):
+        return method.startswith(("tasks/", "notifications/tasks"))
+    result = message.get("result")
+    return isinstance(result, dict) and result.get("resultType") == "task"
 
 
 @dataclass
@@ -153,8 +182,12 @@ class Endpoint:
 class WireChecker:
     """Collects schema violations of the messages it is shown (see the module docs)."""
 
-    def __init__(self, ours: Iterable[Role] = ("client", "server")) -> None:
-        self.schema = load_schema()
+    def __init__(
+        self, ours: Iterable[Role] = ("client", "server"), *, revision: str = "2025-11-25"
+    ) -> None:
+        self.schema = load_schema(revision)
+        self.revision = revision
+        self.extension_messages = 0
         self.ours = set(ours)
         self.errors: list[str] = []
         self.peer_errors: list[str] = []
@@ -187,6 +220,13 @@ class WireChecker:
         schema = self.schema
         if not isinstance(message, dict):
             return [f"not a JSON object: {message!r}"]
+        if self.revision == MODERN and _is_extension(message):
+            self.extension_messages += 1
+            if "method" in message and "id" in message:
+                receiver.asked[message["id"]] = ("(extension)", message.get("params"))
+            elif "result" in message:
+                sender.asked.pop(message.get("id"), None)
+            return []
         if "method" in message:
             method = message["method"]
             is_request = "id" in message
@@ -219,12 +259,16 @@ class WireChecker:
             if asked is None:
                 return [*problems, f"a result for id {message.get('id')!r}, which was never asked"]
             request_definition, params = asked
-            result_definition = schema.result_for(request_definition, params)
+            if request_definition == "(extension)":
+                self.extension_messages += 1
+                return problems
+            result_definition = schema.result_for(request_definition, params, message["result"])
             self.checked[result_definition] += 1
             # Both unions admit the bare ``Result``; these two are named nowhere else.
             if result_definition not in schema.results[sender.role] | {
                 "EmptyResult",
                 "CreateTaskResult",
+                "Result",
             }:
                 problems.append(f"{result_definition} is not a {sender.role} result")
             return problems + schema.problems(result_definition, message["result"])
@@ -300,7 +344,7 @@ class WireChecker:
 
     def assert_clean(self, *, min_messages: int = 1) -> None:
         """Fail if any message from our side violated the schema (or none was seen)."""
-        assert not self.errors, "messages violating the MCP 2025-11-25 schema:\n" + "\n".join(
+        assert not self.errors, f"messages violating the MCP {self.revision} schema:\n" + "\n".join(
             self.errors
         )
         assert len(self.messages) >= min_messages, (

@@ -368,6 +368,7 @@ async def test_prompts() -> None:
             "test_prompt_with_arguments",
             "test_prompt_with_embedded_resource",
             "test_prompt_with_image",
+            "test_input_required_result_prompt",  # 2026-07-28 (test_mcp_2026_everything.py)
         }
         arguments = prompts["test_prompt_with_arguments"].arguments or []
         assert [(a.name, a.description, a.required) for a in arguments] == [

@@ -28,7 +28,6 @@ from pydantic import BaseModel, Field
 from jsonrpc_core import (
     ErrorResponse,
     InvalidParams,
-    MethodNotFound,
     Notification,
     Request,
     RequestTimeout,
@@ -828,11 +827,13 @@ async def test_client_without_a_handler_refuses_with_method_not_found(
     wire: WireChecker,
 ) -> None:
     # The client claims sampling but has no handler: its refusal (-32601) reaches the
-    # tool, and a JSON-RPC error raised in a tool is the tools/call's error.
+    # tool, and the tool fails (a tool error, not a protocol error: the refusal came
+    # from the client).
     claims_sampling = ClientCapabilities.model_validate({"sampling": {}})
     async with open_memory(build_server(Probe()), wire, capabilities=claims_sampling) as client:
-        with pytest.raises(MethodNotFound):
-            await client.call_tool("ask_model", {"question": "?"})
+        result = await client.call_tool("ask_model", {"question": "?"})
+        assert result.is_error
+        assert "Sampling is not supported by this client" in str(result.content[0])
     refusal = next(m for sender, m in wire.messages if sender == "client" and "error" in m)
     assert refusal["error"]["code"] == -32601
 

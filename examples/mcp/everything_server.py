@@ -12,6 +12,12 @@ stdio:                                         python examples/mcp/everything_se
 
 Over HTTP the server keeps an event store, so SSE streams can be resumed with
 ``Last-Event-ID`` (``test_reconnection`` closes its stream on purpose to show it).
+
+The server speaks both protocol eras. The 2026-07-28 fixtures (multi round-trip
+requests: ``test_input_required_result_*``; ``test_missing_capability``,
+``test_x_mcp_header``, ...) use the same `Context` API as the handshake-era ones: in
+the 2026 era a question to the client becomes an input request of an
+``InputRequiredResult``, and the tool runs again once the client answered.
 """
 
 from __future__ import annotations
@@ -24,8 +30,8 @@ from typing import Any
 import anyio
 from pydantic import BaseModel
 
-from jsonrpc_core import InMemoryEventStore
-from mcp_layer import Audio, Context, Image, MCPServer, ServerSession
+from jsonrpc_core import InMemoryEventStore, InternalError
+from mcp_layer import Audio, Context, Image, InputRequest, MCPServer, ServerSession
 from mcp_layer.types import (
     Completion,
     CompletionArgument,
@@ -176,6 +182,8 @@ def build_server() -> MCPServer:
     _declare_content_tools(server)
     _declare_interactive_tools(server)
     _declare_notification_tools(server)
+    _declare_input_required_tools(server)
+    _declare_task_tools(server)
     _declare_resources(server)
     _declare_prompts(server)
 
@@ -436,6 +444,223 @@ def _declare_resources(server: MCPServer) -> None:
         return "Watched resource content"
 
 
+NAME_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"name": {"type": "string"}},
+    "required": ["name"],
+}
+
+X_MCP_HEADER_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "region": {
+            "type": "string",
+            "description": "Where to run; mirrored into the Mcp-Param-Region header",
+            "x-mcp-header": "Region",
+        },
+        "query": {"type": "string", "description": "What to run"},
+    },
+    "required": ["region"],
+}
+
+
+def _text_of(answer: Any, field: str, default: str) -> str:
+    content = getattr(answer, "content", None) or {}
+    value = content.get(field) if isinstance(content, dict) else None
+    return str(value) if value is not None else default
+
+
+def _sampled_text(result: Any) -> str:
+    content = result.content
+    return content.text if isinstance(content, TextContent) else "(no text)"
+
+
+def _declare_input_required_tools(server: MCPServer) -> None:
+    """2026-07-28 fixtures: multi round-trip requests, capabilities, headers, logging."""
+
+    @server.tool()
+    async def test_input_required_result_elicitation(ctx: Context) -> str:
+        """Asks the user's name (MRTR elicitation), then greets them"""
+        answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+        return f"Hello, {_text_of(answer, 'name', 'stranger')}!"
+
+    @server.tool()
+    async def test_input_required_result_sampling(ctx: Context) -> str:
+        """Asks the client's model a question (MRTR sampling)"""
+        result = await ctx.sample(
+            "What is the capital of France?", max_tokens=100, key="capital_question"
+        )
+        return f"Sampling response: {_sampled_text(result)}"
+
+    @server.tool()
+    async def test_input_required_result_list_roots(ctx: Context) -> str:
+        """Asks the client for its roots (MRTR roots/list)"""
+        roots = await ctx.list_roots(key="client_roots")
+        return "Client roots: " + ", ".join(root.uri for root in roots)
+
+    @server.tool()
+    async def test_input_required_result_request_state(ctx: Context) -> str:
+        """Asks for a confirmation, carrying its state in a sealed requestState"""
+        schema = {
+            "type": "object",
+            "properties": {"ok": {"type": "boolean"}},
+            "required": ["ok"],
+        }
+        answer = await ctx.elicit("Please confirm", schema, key="confirm")
+        verdict = "state-ok" if ctx.resumed else "state-missing"
+        return f"{verdict}: confirmed={_text_of(answer, 'ok', 'false')}"
+
+    @server.tool()
+    async def test_input_required_result_multiple_inputs(ctx: Context) -> str:
+        """Asks for a name, a greeting and the roots at once"""
+        answers = await ctx.ask(
+            {
+                "user_name": InputRequest.elicit("What is your name?", NAME_SCHEMA),
+                "greeting": InputRequest.sample("Generate a greeting", max_tokens=50),
+                "client_roots": InputRequest.roots(),
+            }
+        )
+        name = _text_of(answers["user_name"], "name", "stranger")
+        greeting = _sampled_text(answers["greeting"])
+        roots = ", ".join(root.uri for root in answers["client_roots"].roots)
+        return f"{greeting} {name} (roots: {roots})"
+
+    @server.tool()
+    async def test_input_required_result_multi_round(ctx: Context) -> str:
+        """Asks two questions, one round each"""
+        first = await ctx.elicit("Step 1: What is your name?", NAME_SCHEMA, key="step1")
+        color_schema = {
+            "type": "object",
+            "properties": {"color": {"type": "string"}},
+            "required": ["color"],
+        }
+        second = await ctx.elicit("Step 2: What is your favorite color?", color_schema, key="step2")
+        name = _text_of(first, "name", "stranger")
+        return f"{name} likes {_text_of(second, 'color', 'no color')}"
+
+    @server.tool()
+    async def test_input_required_result_tampered_state(ctx: Context) -> str:
+        """Asks for a confirmation; a tampered requestState is refused (-32602)"""
+        answer = await ctx.elicit("Please confirm", NAME_SCHEMA, key="confirm")
+        return f"Confirmed by {_text_of(answer, 'name', 'nobody')}"
+
+    @server.tool()
+    async def test_input_required_result_capabilities(ctx: Context) -> str:
+        """Asks only what the client's capabilities allow"""
+        declared = ctx.client_capabilities
+        requests: dict[str, InputRequest] = {}
+        if declared.elicitation is not None:
+            requests["user_name"] = InputRequest.elicit("What is your name?", NAME_SCHEMA)
+        if declared.sampling is not None:
+            requests["greeting"] = InputRequest.sample("Generate a greeting", max_tokens=50)
+        if declared.roots is not None:
+            requests["client_roots"] = InputRequest.roots()
+        if not requests:
+            return "The client declared no capability to ask with"
+        answers = await ctx.ask(requests)
+        return "Answered: " + ", ".join(sorted(answers))
+
+    @server.tool()
+    async def test_missing_capability(ctx: Context) -> str:
+        """Needs sampling: a client that does not declare it gets -32021"""
+        result = await ctx.sample("Say hello", max_tokens=20)
+        return f"Sampled: {_sampled_text(result)}"
+
+    @server.tool()
+    async def test_streaming_elicitation(ctx: Context) -> str:
+        """Asks the user a question, in the 2026 era as an InputRequiredResult"""
+        await ctx.info("About to ask the user")
+        answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+        return f"Hello, {_text_of(answer, 'name', 'stranger')}!"
+
+    @server.tool()
+    async def test_logging_tool(ctx: Context) -> str:
+        """Logs at info level (only to clients that asked for log messages)"""
+        await ctx.info("Logging tool started")
+        await ctx.debug("Logging tool details")
+        return "Logging tool executed"
+
+    @server.tool(
+        description="Runs a query in a region mirrored into an Mcp-Param-Region header",
+        input_schema=X_MCP_HEADER_SCHEMA,
+    )
+    def test_x_mcp_header(region: str, query: str = "") -> str:
+        return f"Ran {query or 'nothing'!r} in {region}"
+
+
+def _declare_task_tools(server: MCPServer) -> None:
+    """Tasks extension fixtures (``io.modelcontextprotocol/tasks``, SEP-2663)."""
+
+    @server.tool()
+    def greet(name: str = "World") -> str:
+        """Greets someone (never a task)
+
+        Args:
+            name: Who to greet.
+        """
+        return f"Hello, {name}!"
+
+    @server.tool(task_support="optional")
+    async def slow_compute(seconds: float = 1.0, label: str = "") -> str:
+        """Sleeps, then answers; a task for clients of the tasks extension
+
+        Args:
+            seconds: How long to work.
+            label: A name for the computation.
+        """
+        await anyio.sleep(seconds)
+        return f"Computed {label or 'something'} in {seconds:g} s"
+
+    @server.tool(task_support="required")
+    async def failing_job() -> str:
+        """Always fails (a tool error) after about a second; only runs as a task"""
+        await anyio.sleep(1)
+        raise RuntimeError("the job failed on purpose")
+
+    @server.tool(task_support="optional")
+    async def protocol_error_job() -> str:
+        """Fails with a protocol error (the task ends failed)"""
+        await anyio.sleep(0.1)
+        raise InternalError("the job broke down on purpose")
+
+    confirm_schema = {
+        "type": "object",
+        "properties": {"confirm": {"type": "boolean"}},
+        "required": ["confirm"],
+    }
+
+    @server.tool(task_support="optional")
+    async def confirm_delete(ctx: Context, filename: str = "file.txt") -> str:
+        """Asks for a confirmation (a task waits for tasks/update), then deletes nothing
+
+        Args:
+            filename: The file to pretend to delete.
+        """
+        answer = await ctx.elicit(f"Delete {filename}?", confirm_schema, key="confirm")
+        confirmed = answer.action == "accept" and _text_of(answer, "confirm", "false") == "True"
+        return f"{filename}: {'deleted' if confirmed else 'kept'}"
+
+    @server.tool(task_support="optional")
+    async def multi_input(ctx: Context) -> str:
+        """Asks two questions at once"""
+        answers = await ctx.ask(
+            {
+                "first": InputRequest.elicit("First name?", NAME_SCHEMA),
+                "second": InputRequest.elicit("Second name?", NAME_SCHEMA),
+            }
+        )
+        names = [_text_of(answers[key], "name", "?") for key in ("first", "second")]
+        return "Got " + " and ".join(names)
+
+    @server.tool(task_support="required", task_start="explicit")
+    async def test_tool_with_task(ctx: Context) -> str:
+        """Asks a name (multi round-trip), then goes on as a task to greet"""
+        answer = await ctx.elicit("What is your name?", NAME_SCHEMA, key="user_name")
+        await ctx.start_task()
+        await anyio.sleep(0.2)
+        return f"Hello, {_text_of(answer, 'name', 'stranger')}, from a task!"
+
+
 def _declare_prompts(server: MCPServer) -> None:
     @server.prompt(title="Simple Test Prompt", description="A simple prompt without arguments")
     def test_simple_prompt() -> str:
@@ -466,6 +691,19 @@ def _declare_prompts(server: MCPServer) -> None:
                 role="user", content=TextContent(text="Please process the embedded resource above.")
             ),
         ]
+
+    @server.prompt(
+        title="Prompt Needing Input",
+        description="A prompt that asks the user for context first (2026-07-28 MRTR)",
+    )
+    async def test_input_required_result_prompt(ctx: Context) -> str:
+        schema = {
+            "type": "object",
+            "properties": {"context": {"type": "string"}},
+            "required": ["context"],
+        }
+        answer = await ctx.elicit("What context should the prompt use?", schema, key="user_context")
+        return f"Use this context: {_text_of(answer, 'context', 'none')}"
 
     @server.prompt(title="Prompt With Image", description="A prompt that includes image content")
     def test_prompt_with_image() -> list[Any]:

@@ -26,6 +26,8 @@ from pydantic import BaseModel, ConfigDict, Field
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "CacheScope",
+    "CacheableResult",
     "Cursor",
     "EmptyResult",
     "MCPModel",
@@ -50,6 +52,9 @@ Cursor: TypeAlias = str
 
 Role: TypeAlias = Literal["user", "assistant"]
 """The sender or recipient of messages and data in a conversation."""
+
+CacheScope: TypeAlias = Literal["public", "private"]
+"""Who may cache a result (2026-07-28): anyone, or only the same authorization context."""
 
 
 class MCPModel(BaseModel):
@@ -96,16 +101,29 @@ class NotificationParams(MCPModel):
 
 
 class Result(MCPModel):
-    """Common base of every result; unknown members are kept."""
+    """Common base of every result; unknown members are kept.
+
+    ``result_type`` (2026-07-28) is ``"complete"``, ``"input_required"`` or an
+    extension's value (``"task"``); a result from an earlier revision has none, which
+    means ``"complete"``.
+    """
 
     meta: dict[str, Any] | None = Field(default=None, alias="_meta")
+    result_type: str | None = None
 
 
 class EmptyResult(Result):
     """A response that indicates success but carries no data."""
 
 
-class PaginatedResult(Result):
+class CacheableResult(Result):
+    """A result with caching hints (2026-07-28): fresh for ``ttl_ms`` milliseconds."""
+
+    ttl_ms: int | None = None
+    cache_scope: CacheScope | None = None
+
+
+class PaginatedResult(CacheableResult):
     """Common base of the results of paginated requests."""
 
     next_cursor: Cursor | None = None

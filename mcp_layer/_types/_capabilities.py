@@ -102,6 +102,8 @@ class ClientCapabilities(MCPModel):
     sampling: SamplingCapability | None = None
     elicitation: ElicitationCapability | None = None
     tasks: ClientTasksCapability | None = None
+    extensions: dict[str, Settings] | None = None
+    """Extensions the client supports, by identifier (since 2026-07-28)."""
 
 
 class PromptsCapability(MCPModel):
@@ -156,3 +158,5 @@ class ServerCapabilities(MCPModel):
     resources: ResourcesCapability | None = None
     tools: ToolsCapability | None = None
     tasks: ServerTasksCapability | None = None
+    extensions: dict[str, Settings] | None = None
+    """Extensions the server supports, by identifier (since 2026-07-28)."""

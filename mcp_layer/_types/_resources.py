@@ -6,7 +6,13 @@ from typing import Annotated, Any, TypeAlias
 
 from pydantic import Discriminator, Field, Tag
 
-from ._base import MCPModel, NotificationParams, PaginatedResult, RequestParams, Result
+from ._base import (
+    CacheableResult,
+    MCPModel,
+    NotificationParams,
+    PaginatedResult,
+    RequestParams,
+)
 from ._common import Annotations, BaseMetadata, Icon
 
 __all__ = [
@@ -108,7 +114,7 @@ class ReadResourceRequestParams(ResourceRequestParams):
     """Parameters for a ``resources/read`` request."""
 
 
-class ReadResourceResult(Result):
+class ReadResourceResult(CacheableResult):
     """The server's response to a ``resources/read`` request."""
 
     contents: list[ResourceContentsBlock]

@@ -1,0 +1,184 @@
+"""Which era a request belongs to, and what it says about its client.
+
+One server serves both eras on the same connection or endpoint:
+
+- **handshake era** (2025-11-25 and earlier): ``initialize`` fixes the version, the
+  client's capabilities and identity for the connection (or HTTP session);
+- **2026-07-28** ("modern"): every request carries them in ``_meta``.
+
+Rules:
+
+1. A request is modern when its ``_meta`` holds any ``io.modelcontextprotocol/``
+   envelope key, when its method exists only in the modern era (``server/discover``,
+   ``subscriptions/listen``, ``tasks/update``), or, over HTTP, when its
+   ``MCP-Protocol-Version`` header names a modern version. Anything else is served by
+   the handshake rules of its connection.
+2. A modern request must carry ``protocolVersion`` and ``clientCapabilities`` (else
+   -32602) and name a modern version this server speaks (else -32022, listing them).
+   Methods the modern era removed (``initialize``, ``ping``, ``logging/setLevel``,
+   ``resources/(un)subscribe``) are unknown to it (-32601).
+3. Nothing about a modern request is remembered: `RequestScope` is built per request.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pydantic
+
+from jsonrpc_core import InvalidParams, MethodNotFound, RequestContext
+
+from ._errors import UnsupportedProtocolVersion
+from .types import (
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LOG_LEVEL_META_KEY,
+    LOGGING_LEVELS,
+    MODERN_PROTOCOL_VERSIONS,
+    PROTOCOL_VERSION_META_KEY,
+    ClientCapabilities,
+    Implementation,
+    LoggingLevel,
+)
+
+__all__ = [
+    "ENVELOPE_KEYS",
+    "MODERN_METHODS",
+    "MODERN_ONLY_METHODS",
+    "RequestScope",
+    "check_modern_request",
+    "envelope_of",
+    "is_modern",
+    "original_request_id",
+]
+
+ENVELOPE_KEYS = (
+    PROTOCOL_VERSION_META_KEY,
+    CLIENT_CAPABILITIES_META_KEY,
+    CLIENT_INFO_META_KEY,
+    LOG_LEVEL_META_KEY,
+)
+
+MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen", "tasks/update"})
+
+MODERN_METHODS = frozenset(
+    {
+        "server/discover",
+        "subscriptions/listen",
+        "tools/list",
+        "tools/call",
+        "resources/list",
+        "resources/templates/list",
+        "resources/read",
+        "prompts/list",
+        "prompts/get",
+        "completion/complete",
+        "tasks/get",
+        "tasks/update",
+        "tasks/cancel",
+    }
+)
+"""Requests a 2026-07-28 server answers (the tasks methods only with the extension)."""
+
+_capabilities_adapter = pydantic.TypeAdapter(ClientCapabilities)
+_implementation_adapter = pydantic.TypeAdapter(Implementation)
+
+
+def envelope_of(params: Any) -> dict[str, Any] | None:
+    """The ``_meta`` of ``params`` if it carries any envelope key, else ``None``."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if isinstance(meta, dict) and any(key in meta for key in ENVELOPE_KEYS):
+        return meta
+    return None
+
+
+def _header_version(info: Any) -> str | None:
+    header = getattr(info, "header", None)
+    return header("mcp-protocol-version") if header is not None else None
+
+
+def is_modern(method: str, params: Any, info: Any = None) -> bool:
+    """Whether a request is served by the 2026-07-28 rules (see module rule 1)."""
+    if method in MODERN_ONLY_METHODS or envelope_of(params) is not None:
+        return True
+    version = _header_version(info)
+    return version is not None and version.strip() in MODERN_PROTOCOL_VERSIONS
+
+
+def check_modern_request(method: str, params: Any, *, tasks: bool) -> None:
+    """Refuse a modern request that is malformed or unknown (module rule 2)."""
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    if not isinstance(meta, dict):
+        raise InvalidParams(
+            "Invalid params: params._meta must carry "
+            f"{PROTOCOL_VERSION_META_KEY!r} and {CLIENT_CAPABILITIES_META_KEY!r}"
+        )
+    required = (PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY)
+    missing = [key for key in required if key not in meta]
+    if missing:
+        raise InvalidParams(f"Invalid params: params._meta is missing {', '.join(missing)}")
+    version = meta[PROTOCOL_VERSION_META_KEY]
+    if not isinstance(version, str):
+        raise InvalidParams(f"Invalid params: {PROTOCOL_VERSION_META_KEY} must be a string")
+    if version not in MODERN_PROTOCOL_VERSIONS:
+        raise UnsupportedProtocolVersion.for_version(version, MODERN_PROTOCOL_VERSIONS)
+    if not isinstance(meta[CLIENT_CAPABILITIES_META_KEY], dict):
+        raise InvalidParams(f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} must be an object")
+    if method not in MODERN_METHODS or (method.startswith("tasks/") and not tasks):
+        raise MethodNotFound(f"Method not found: {method}")
+
+
+def original_request_id(ctx: RequestContext) -> Any:
+    """The id the client gave the request (an HTTP server may have remapped it)."""
+    info_id = getattr(ctx.info, "request_id", None)
+    return info_id if info_id is not None else ctx.request_id
+
+
+@dataclass(slots=True)
+class RequestScope:
+    """What one request tells about its era and its client.
+
+    For a handshake-era request these come from ``initialize`` (the session); for a
+    modern one from the request's own ``_meta``.
+    """
+
+    modern: bool
+    protocol_version: str
+    client_capabilities: ClientCapabilities
+    client_info: Implementation | None = None
+    log_level: LoggingLevel | None = None
+    raw_capabilities: dict[str, Any] | None = None
+
+    @classmethod
+    def from_envelope(cls, params: Any) -> RequestScope:
+        """The scope of a modern request that passed `check_modern_request`."""
+        meta: dict[str, Any] = params["_meta"]
+        raw = meta[CLIENT_CAPABILITIES_META_KEY]
+        try:
+            capabilities = _capabilities_adapter.validate_python(raw)
+        except pydantic.ValidationError:
+            raise InvalidParams(
+                f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} is not a ClientCapabilities"
+            ) from None
+        info: Implementation | None = None
+        raw_info = meta.get(CLIENT_INFO_META_KEY)
+        if raw_info is not None:
+            try:
+                info = _implementation_adapter.validate_python(raw_info)
+            except pydantic.ValidationError:
+                info = None  # self-reported and for display only: never a reason to refuse
+        level = meta.get(LOG_LEVEL_META_KEY)
+        return cls(
+            modern=True,
+            protocol_version=meta[PROTOCOL_VERSION_META_KEY],
+            client_capabilities=capabilities,
+            client_info=info,
+            log_level=level if level in LOGGING_LEVELS else None,
+            raw_capabilities=raw,
+        )
+
+    def has_extension(self, name: str) -> bool:
+        """Whether the client declared extension ``name`` on this request."""
+        extensions = self.client_capabilities.extensions
+        return extensions is not None and name in extensions
