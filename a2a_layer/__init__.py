@@ -52,9 +52,11 @@ if TYPE_CHECKING:
         new_id,
         text_of,
     )
+    from ._postgres import PostgresTaskStore
     from ._push import TOKEN_HEADER, PushDispatcher, PushReceiver, PushRejected
     from ._runtime import CallInfo
     from ._server import A2AServer
+    from ._shared import SharedTaskStore
     from ._sqlite import SQLiteTaskStore
     from ._state import InvalidTransition
     from ._store import InMemoryTaskStore, MessageRecord, TaskPage, TaskQuery, TaskStore
@@ -96,6 +98,8 @@ _LAZY = {
     "PushRejected": "._push",
     "CallInfo": "._runtime",
     "A2AServer": "._server",
+    "PostgresTaskStore": "._postgres",
+    "SharedTaskStore": "._shared",
     "SQLiteTaskStore": "._sqlite",
     "InvalidTransition": "._state",
     "InMemoryTaskStore": "._store",
@@ -139,11 +143,13 @@ __all__ = [
     "InvalidTransition",
     "MessageRecord",
     "NoSupportedInterface",
+    "PostgresTaskStore",
     "PushDispatcher",
     "PushNotificationNotSupported",
     "PushReceiver",
     "PushRejected",
     "SQLiteTaskStore",
+    "SharedTaskStore",
     "TaskNotCancelable",
     "TaskNotFound",
     "TaskPage",

@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 import httpx
 
-from jsonrpc_core import ConnectionClosed, TransportError
+from jsonrpc_core import ConnectionClosed, TransportError, WireTap
 
 from ._card import resolve_card
 from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
@@ -157,7 +157,8 @@ class A2AClient:
 
     Use `connect` to start from a URL, or build it from a card you have. ``auth`` is any
     `httpx.Auth` (`BearerToken`, or your own), ``headers`` go on every request, and
-    ``extensions`` are announced in ``A2A-Extensions``.
+    ``extensions`` are announced in ``A2A-Extensions``. ``tap`` records the JSON-RPC
+    traffic (the HTTP+JSON binding is not JSON-RPC and is not recorded).
     """
 
     def __init__(
@@ -172,6 +173,7 @@ class A2AClient:
         versions: Sequence[str] = _VERSIONS,
         timeout: float = 30.0,
         read_timeout: float = 300.0,
+        tap: WireTap | None = None,
     ) -> None:
         self.card = card
         self.interface = choose_interface(card, bindings, versions)
@@ -197,6 +199,7 @@ class A2AClient:
                 self.interface.url,
                 protocol_version=self.protocol_version,
                 headers=base_headers,
+                tap=tap,
             )
 
     @classmethod

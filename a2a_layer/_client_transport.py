@@ -19,10 +19,12 @@ import httpx
 from jsonrpc_core import (
     HTTPStatusError,
     JsonRpcError,
+    MessageStream,
     Peer,
     SSEDecoder,
     StreamableHTTPTransport,
     TransportError,
+    WireTap,
 )
 
 from ._compat03 import params_to_v03, result_from_v03
@@ -62,7 +64,11 @@ class ClientTransport:
 
 
 class JsonRpcClientTransport(ClientTransport):
-    """JSON-RPC over HTTP, as A2A 1.0 (``A2A-Version: 1.0``) or 0.3 (``message/send``)."""
+    """JSON-RPC over HTTP, as A2A 1.0 (``A2A-Version: 1.0``) or 0.3 (``message/send``).
+
+    With ``tap``, every JSON-RPC message is recorded (as "client" and "agent", transport
+    "http"); streamed results are recorded one event per message.
+    """
 
     def __init__(
         self,
@@ -71,6 +77,7 @@ class JsonRpcClientTransport(ClientTransport):
         *,
         protocol_version: str = "1.0",
         headers: Mapping[str, str] | None = None,
+        tap: WireTap | None = None,
     ) -> None:
         self.protocol_version = protocol_version
         all_headers = dict(headers or {})
@@ -84,6 +91,7 @@ class JsonRpcClientTransport(ClientTransport):
             terminate_on_close=False,
             max_reconnects=0,
         )
+        self._tap = tap
         self._stack = AsyncExitStack()
         self._peer: Peer | None = None
 
@@ -91,8 +99,11 @@ class JsonRpcClientTransport(ClientTransport):
         await self._stack.__aenter__()
         try:
             await self._stack.enter_async_context(self._http)
+            stream: MessageStream = self._http
+            if self._tap is not None:
+                stream = self._tap.wrap(stream, local="client", remote="agent", transport="http")
             self._peer = await self._stack.enter_async_context(
-                Peer(self._http, name="a2a-client", errors=A2A_ERRORS)
+                Peer(stream, name="a2a-client", errors=A2A_ERRORS)
             )
         except BaseException:
             await self._stack.aclose()

@@ -35,7 +35,7 @@ import pydantic
 from jsonrpc_core import InvalidParams
 
 from ._executor import new_id
-from ._store import TaskStore
+from ._store import TaskStore, public_tenant
 from .types import StreamResponse, TaskPushNotificationConfig
 
 if TYPE_CHECKING:
@@ -160,7 +160,11 @@ class PushDispatcher:
         """Check, complete (task id, config id) and store a push config."""
         await check_webhook_url(config.url, block_private_networks=self.block_private_networks)
         stored = config.model_copy(
-            update={"task_id": task_id, "id": config.id or new_id(), "tenant": tenant or None}
+            update={
+                "task_id": task_id,
+                "id": config.id or new_id(),
+                "tenant": public_tenant(tenant) or None,
+            }
         )
         await self.store.save_push_config(stored, tenant=tenant)
         return stored

@@ -82,7 +82,9 @@ def rest_routes(
             body = None
             if route.body and request.body.strip():
                 try:
-                    body = request.json()
+                    # The JSON-RPC binding's parser: depth-limited, where json.loads
+                    # raises RecursionError on deep nesting (a 500, not a 400).
+                    body = pydantic_core.from_json(request.body, allow_inf_nan=False)
                 except ValueError:
                     raise ParseError("Invalid JSON payload") from None
             raw = params_from_http(route, path_vars, request.query, body)

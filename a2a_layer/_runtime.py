@@ -20,6 +20,10 @@ record in memory. Rules:
    forgotten, so a retry runs again.
 5. Runs live in the runtime's own task group: a client that disconnects never stops
    the agent. Only CancelTask does.
+6. With a `SharedTaskStore` (several replicas on one database) every change goes
+   through ``self.replication`` (``_fanout``): compare-and-set writes, events of the
+   other replicas fanned out to this one's subscribers, message ids claimed across
+   replicas. Without one, none of that code runs.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
 
 from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
+from ._fanout import Replication
+from ._shared import Claim, SharedTaskStore
 from ._state import (
     InvalidTransition,
     append_history,
@@ -45,7 +51,7 @@ from ._state import (
     new_task,
     utc_now,
 )
-from ._store import MessageRecord, TaskStore
+from ._store import MessageRecord, TaskStore, public_tenant
 from .types import (
     Artifact,
     Message,
@@ -71,7 +77,12 @@ _Item = StreamResponse | JsonRpcError
 
 @dataclass(frozen=True)
 class CallInfo:
-    """Who is calling and how: tenant, activated extensions, principal, headers."""
+    """Who is calling and how: tenant, activated extensions, principal, headers.
+
+    Once the service has scoped the call, ``tenant`` is the storage scope (the request's
+    tenant and the caller's owner digest, see ``_store.scope_key``): every key the
+    runtime builds from it is the caller's own.
+    """
 
     tenant: str = ""
     extensions: frozenset[str] = frozenset()
@@ -118,6 +129,7 @@ class _Active:
         self.subscribers: list[_Subscriber] = []
         self.run: _Run | None = None
         self.users = 0
+        self.seq = 0  # the number of the stored change `task` is at (shared stores only)
 
 
 class _Run:
@@ -172,7 +184,13 @@ class _Run:
             return await self.runtime.store.get_task(self.task_id, tenant=self.tenant)
         if self.active is None:
             return None
-        stored = await self.runtime.store.get_task(self.task_id, tenant=self.tenant)
+        runtime = self.runtime
+        if runtime.replication is not None and (
+            self.active.task.status.state.is_terminal  # a terminal task never changes
+            or runtime._active.get((self.tenant, self.task_id)) is self.active
+        ):
+            return self.active.task  # kept in step with the shared store (rule 6)
+        stored = await runtime.store.get_task(self.task_id, tenant=self.tenant)
         return stored or self.active.task
 
     async def attach(self, sub: _Subscriber) -> None:
@@ -276,6 +294,7 @@ class TaskRuntime:
         # (or in another one) than the one that serves it.
         self._activation: anyio.Lock | None = None
         self._task_group: TaskGroup | None = None
+        self.replication = Replication(self, store) if isinstance(store, SharedTaskStore) else None
 
     # -- lifetime --------------------------------------------------------------------
 
@@ -284,6 +303,8 @@ class TaskRuntime:
         self._activation = anyio.Lock()
         async with anyio.create_task_group() as task_group:
             self._task_group = task_group
+            if self.replication is not None:
+                await self.replication.run(task_group)
             if started is not None:
                 started.set()
             try:
@@ -300,10 +321,19 @@ class TaskRuntime:
         async with self._activation:
             active = self._active.get((tenant, task_id))
             if active is None:
-                task = await self.store.get_task(task_id, tenant=tenant)
+                if self.replication is not None:
+                    snapshot = await self.replication.store.load_task(task_id, tenant=tenant)
+                    task, seq = (snapshot.task, snapshot.seq) if snapshot else (None, 0)
+                else:
+                    task, seq = await self.store.get_task(task_id, tenant=tenant), 0
                 if task is None:
                     raise TaskNotFound(f"Task {task_id} not found", metadata={"taskId": task_id})
                 active = self._active[(tenant, task_id)] = _Active(task, tenant)
+                active.seq = seq
+                if self.replication is not None:
+                    # Changes announced while the task was being read were not matched to
+                    # it: read them now.
+                    self.replication.schedule((tenant, task_id))
             active.users += 1
             return active
 
@@ -316,15 +346,18 @@ class TaskRuntime:
     async def add_subscriber(self, active: _Active, sub: _Subscriber, *, settled: bool) -> None:
         """Rule 2: the current task first, then every later event."""
         async with active.lock:
-            task = active.task
-            if not sub.offer(StreamResponse(task=task)):
-                return
-            state = task.status.state
-            if state.is_terminal or (settled and state.is_interrupted):
-                sub.close()
-                return
-            active.subscribers.append(sub)
-            active.users += 1
+            await self._attach_locked(active, sub, settled=settled)
+
+    async def _attach_locked(self, active: _Active, sub: _Subscriber, *, settled: bool) -> None:
+        task = active.task
+        if not sub.offer(StreamResponse(task=task)):
+            return
+        state = task.status.state
+        if state.is_terminal or (settled and state.is_interrupted):
+            sub.close()
+            return
+        active.subscribers.append(sub)
+        active.users += 1
 
     def _drop_subscriber(self, active: _Active, sub: _Subscriber) -> None:
         if sub in active.subscribers:
@@ -335,25 +368,35 @@ class TaskRuntime:
         self, active: _Active, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
     ) -> None:
         """Rule 1 for one event of the agent."""
-        async with active.lock:
+        if isinstance(event, TaskStatusUpdateEvent):
+            wrapped = StreamResponse(status_update=event)
+            closes = _closes(event.status.state)
+        else:
+            wrapped = StreamResponse(artifact_update=event)
+            closes = False
+
+        def compute(current: Task) -> tuple[Task, StreamResponse]:
             if isinstance(event, TaskStatusUpdateEvent):
-                task = apply_status(active.task, event)
-                wrapped = StreamResponse(status_update=event)
-                closes = _closes(event.status.state)
+                return apply_status(current, event), wrapped
+            return apply_artifact(current, event), wrapped
+
+        async with active.lock:
+            if self.replication is not None:
+                await self.replication.write(active, compute)
             else:
-                task = apply_artifact(active.task, event)
-                wrapped = StreamResponse(artifact_update=event)
-                closes = False
-            await self.store.save_task(task, tenant=active.tenant)
-            active.task = task
+                task, _ = compute(active.task)
+                await self.store.save_task(task, tenant=active.tenant)
+                active.task = task
             self._broadcast(active, wrapped, closes=closes)
 
-    def _broadcast(self, active: _Active, event: StreamResponse, *, closes: bool) -> None:
+    def _broadcast(
+        self, active: _Active, event: StreamResponse, *, closes: bool, push: bool = True
+    ) -> None:
         for sub in list(active.subscribers):
             if not sub.offer(event) or closes:
                 sub.close()
                 self._drop_subscriber(active, sub)
-        if self.push is not None:
+        if push and self.push is not None:
             self.push.publish(active.tenant, active.task.id, event)
 
     async def create_task(self, run: _Run) -> _Active:
@@ -363,11 +406,22 @@ class TaskRuntime:
         push_config = config.task_push_notification_config if config else None
         if push_config is not None and self.push is not None:
             await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
-        await self.store.save_task(task, tenant=run.tenant)
-        await self.store.save_message(
-            run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
-        )
+        seq = 0
+        if self.replication is not None:
+            seq = await self.replication.store.append(
+                task,
+                StreamResponse(task=task),
+                tenant=run.tenant,
+                after=0,
+                message_id=run.message.message_id,
+            )
+        else:
+            await self.store.save_task(task, tenant=run.tenant)
+            await self.store.save_message(
+                run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+            )
         active = _Active(task, run.tenant)
+        active.seq = seq
         active.users = 1
         active.run = run
         self._active[(run.tenant, task.id)] = active
@@ -399,11 +453,61 @@ class TaskRuntime:
         task's) and `UnsupportedOperation` (a terminal task) before anything runs.
         """
         key = (call.tenant, message.message_id)
-        earlier = await self._earlier_run(key, message, call)
+        claim: Claim | None = None
+        if self.replication is not None:
+            # Rule 6: the shared store's claims stand for the message records.
+            earlier = self._inflight.get(key)
+            if message.task_id and earlier is None:
+                # A continuation is checked before it runs, unless it was sent before.
+                claim = await self.replication.store.get_claim(
+                    message.message_id, tenant=call.tenant
+                )
+                if claim is not None and claim.error is not None:
+                    claim = None  # it failed before producing anything: it runs again
+        else:
+            earlier = await self._earlier_run(key, message, call)
         if earlier is not None:
             if subscriber is not None:
                 await earlier.attach(subscriber)
             return earlier
+        if claim is None:
+            run, continuation = await self._new_run(message, call, configuration, metadata)
+        else:
+            try:  # the claim's winner checked the message already; this one only follows
+                run, continuation = await self._new_run(message, call, configuration, metadata)
+            except JsonRpcError:
+                context = ExecutionContext(
+                    message=message,
+                    task_id=claim.task_id or "",
+                    context_id=message.context_id or "",
+                )
+                run, continuation = _Run(self, message, context, call), False
+        if self._task_group is None:
+            raise InternalError("Internal error: the server is not running")
+        if self.replication is not None and claim is None:
+            claim = await self.replication.claim(run)
+        joined = self._inflight.get(key)  # a retry that arrived while we looked things up
+        if joined is not None:
+            if subscriber is not None:
+                await joined.attach(subscriber)
+            return joined
+        if subscriber is not None:
+            run.listeners.append(subscriber)
+        self._inflight[key] = run
+        if claim is not None and self.replication is not None:
+            self._task_group.start_soon(self.replication.follow, run, continuation, claim)
+        else:
+            self._task_group.start_soon(self._execute, run, continuation)
+        return run
+
+    async def _new_run(
+        self,
+        message: Message,
+        call: CallInfo,
+        configuration: SendMessageConfiguration | None,
+        metadata: Mapping[str, Any] | None,
+    ) -> tuple[_Run, bool]:
+        """A run for ``message`` (checked: see `start`), and whether it continues a task."""
         task = None
         if message.task_id:
             task = await self.store.get_task(message.task_id, tenant=call.tenant)
@@ -422,24 +526,12 @@ class TaskRuntime:
             task=task,
             configuration=configuration,
             metadata=metadata,
-            tenant=call.tenant or None,
+            tenant=public_tenant(call.tenant) or None,
             extensions=call.extensions,
             principal=call.principal,
             headers=call.headers,
         )
-        run = _Run(self, message, context, call)
-        if self._task_group is None:
-            raise InternalError("Internal error: the server is not running")
-        joined = self._inflight.get(key)  # a retry that arrived while we looked things up
-        if joined is not None:
-            if subscriber is not None:
-                await joined.attach(subscriber)
-            return joined
-        if subscriber is not None:
-            run.listeners.append(subscriber)
-        self._inflight[key] = run
-        self._task_group.start_soon(self._execute, run, task is not None)
-        return run
+        return _Run(self, message, context, call), task is not None
 
     async def _earlier_run(
         self, key: tuple[str, str], message: Message, call: CallInfo
@@ -487,6 +579,8 @@ class TaskRuntime:
                 self._release(run.active)
             if run.active is not None and run.active.run is run:
                 run.active.run = None
+            if self.replication is not None and run.active is None and run.answer is None:
+                await self.replication.produced_nothing(run)
             run.updater.close()
             run.first.set()
             run.settled.set()
@@ -494,10 +588,14 @@ class TaskRuntime:
 
     async def _accept(self, run: _Run, active: _Active) -> bool:
         """Put a continuation message into its task's history (rule 3)."""
+
+        def compute(current: Task) -> tuple[Task, None]:
+            _check_continuation(run.message, current)
+            return append_history(current, run.message), None
+
         async with active.lock:
             try:
-                _check_continuation(run.message, active.task)
-                task = append_history(active.task, run.message)
+                task, _ = compute(active.task)
             except (JsonRpcError, InvalidTransition) as exc:
                 error = exc if isinstance(exc, JsonRpcError) else _terminal_error(active.task)
                 self._finish_with_error(run, error)
@@ -506,11 +604,19 @@ class TaskRuntime:
             push_config = config.task_push_notification_config if config else None
             if push_config is not None and self.push is not None:
                 await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
-            await self.store.save_task(task, tenant=run.tenant)
-            await self.store.save_message(
-                run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
-            )
-            active.task = task
+            if self.replication is not None:
+                try:
+                    await self.replication.write(active, compute, message_id=run.message.message_id)
+                except (JsonRpcError, InvalidTransition) as exc:
+                    error = exc if isinstance(exc, JsonRpcError) else _terminal_error(active.task)
+                    self._finish_with_error(run, error)
+                    return False
+            else:
+                await self.store.save_task(task, tenant=run.tenant)
+                await self.store.save_message(
+                    run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+                )
+                active.task = task
             active.run = run
             run.active = active
         for sub in run.listeners:

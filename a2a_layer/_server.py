@@ -40,7 +40,7 @@ from ._rest import rest_routes
 from ._rpc import STREAMED_METHOD_NAMES, build_registry, response_headers, validate_hook
 from ._runtime import TaskRuntime
 from ._service import A2AService, ExtendedCardProvider
-from ._store import InMemoryTaskStore, TaskStore
+from ._store import InMemoryTaskStore, TaskStore, principal_owner
 from .types import AgentCard, AgentInterface, ProtocolBinding
 
 if TYPE_CHECKING:
@@ -63,7 +63,9 @@ class A2AServer:
     ``push_retries``, ``push_backoff``, ``push_timeout``, the opt-in SSRF guard
     ``block_private_webhooks`` and ``push_client`` (the `httpx.AsyncClient` to POST
     with). ``auth`` verifies bearer tokens on the JSON-RPC and HTTP+JSON endpoints (the
-    card stays public).
+    card stays public); each task then belongs to the caller that created it, named by
+    ``owner_of(principal)`` (issuer, subject and client id of a token by default): other
+    callers can neither see nor touch it.
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class A2AServer:
         push_timeout: float = 10.0,
         block_private_webhooks: bool = False,
         push_client: httpx.AsyncClient | None = None,
+        owner_of: Callable[[Any], str | None] = principal_owner,
     ) -> None:
         self.card = card
         self.store = store if store is not None else InMemoryTaskStore()
@@ -109,7 +112,12 @@ class A2AServer:
             executor, self.store, push=self.push, subscriber_buffer=subscriber_buffer
         )
         self.service = A2AService(
-            card, self.runtime, self.store, push=self.push, extended_card=extended_card
+            card,
+            self.runtime,
+            self.store,
+            push=self.push,
+            extended_card=extended_card,
+            owner_of=owner_of,
         )
         self.registry = build_registry(self.service, compat_v03=compat_v03)
         self.max_concurrency = max_concurrency

@@ -4,6 +4,12 @@
 in, result models out, A2A errors raised. It checks capabilities (spec 3.3.4), applies
 ``historyLength`` (3.2.4) and the ListTasks rules (3.1.4), and hands messages to the
 `TaskRuntime`.
+
+Rule: every operation first scopes its call (`A2AService.scoped`): the tenant of the
+request, joined with the owner of an authenticated caller (``owner_of(principal)``).
+Tasks, message ids and push configs live under that scope, so a caller never gets,
+lists, cancels, subscribes to, continues or configures another caller's task: it is
+not found (spec 3.3.3: do not reveal that it exists).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ import base64
 import binascii
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 from jsonrpc_core import InvalidParams
 
@@ -24,7 +31,15 @@ from ._errors import (
 from ._push import PushDispatcher, check_webhook_url
 from ._runtime import CallInfo, TaskRuntime
 from ._state import trim_history
-from ._store import DEFAULT_PAGE_SIZE, InvalidPageToken, TaskQuery, TaskStore
+from ._store import (
+    DEFAULT_PAGE_SIZE,
+    InvalidPageToken,
+    TaskQuery,
+    TaskStore,
+    principal_owner,
+    scope_key,
+    valid_tenant,
+)
 from .types import (
     AgentCard,
     CancelTaskRequest,
@@ -68,12 +83,21 @@ class A2AService:
         *,
         push: PushDispatcher | None = None,
         extended_card: AgentCard | ExtendedCardProvider | None = None,
+        owner_of: Callable[[Any], str | None] = principal_owner,
     ) -> None:
         self.card = card
         self.runtime = runtime
         self.store = store
         self.push = push
         self.extended_card = extended_card
+        self.owner_of = owner_of
+
+    def scoped(self, call: CallInfo, tenant: str | None) -> CallInfo:
+        """``call`` with the storage scope of its caller as tenant (module rule)."""
+        tenant = tenant or ""
+        if not valid_tenant(tenant):
+            raise InvalidParams("Invalid params: tenant: control characters are not allowed")
+        return replace(call, tenant=scope_key(tenant, self.owner_of(call.principal)))
 
     # -- capability checks -----------------------------------------------------------
 
@@ -110,7 +134,7 @@ class A2AService:
         self, request: SendMessageRequest, call: CallInfo
     ) -> SendMessageResponse:
         """SendMessage: a direct message, or the task (blocking unless returnImmediately)."""
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         config = request.configuration
         await self._check_push(config)
         run = await self.runtime.start(
@@ -136,7 +160,7 @@ class A2AService:
     ) -> AsyncIterator[StreamResponse]:
         """SendStreamingMessage: the Task (or a Message) first, then the task's events."""
         self._require_streaming()
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         config = request.configuration
         await self._check_push(config)
         sub = self.runtime.new_subscriber()
@@ -153,14 +177,14 @@ class A2AService:
 
     async def get_task(self, request: GetTaskRequest, call: CallInfo) -> Task:
         """GetTask, with ``historyLength`` applied."""
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         return trim_history(await self._task(request.id, call), request.history_length)
 
     async def list_tasks(self, request: ListTasksRequest, call: CallInfo) -> ListTasksResponse:
         """ListTasks: newest status first, cursor paging, artifacts only when asked."""
         page_size = request.page_size or DEFAULT_PAGE_SIZE
         query = TaskQuery(
-            tenant=request.tenant or "",
+            tenant=self.scoped(call, request.tenant).tenant,
             context_id=request.context_id,
             # UNSPECIFIED is the proto default, i.e. "no filter" (what ts-proto clients send).
             status=request.status if request.status is not TaskState.UNSPECIFIED else None,
@@ -189,14 +213,16 @@ class A2AService:
 
     async def cancel_task(self, request: CancelTaskRequest, call: CallInfo) -> Task:
         """CancelTask: -32002 for a terminal task, else the task, now canceled."""
-        return await self.runtime.cancel(request.id, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
+        return await self.runtime.cancel(request.id, tenant=call.tenant)
 
     async def subscribe(
         self, request: SubscribeToTaskRequest, call: CallInfo
     ) -> AsyncIterator[StreamResponse]:
         """SubscribeToTask: the task now, then its events (refused for terminal tasks)."""
         self._require_streaming()
-        return await self.runtime.subscribe(request.id, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
+        return await self.runtime.subscribe(request.id, tenant=call.tenant)
 
     # -- push notification configs ---------------------------------------------------
 
@@ -205,7 +231,7 @@ class A2AService:
     ) -> TaskPushNotificationConfig:
         """CreateTaskPushNotificationConfig: store the config, with an id assigned."""
         push = self._require_push()
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         if not request.task_id:
             raise InvalidParams("Invalid params: taskId is required")
         await self._task(request.task_id, call)
@@ -216,7 +242,7 @@ class A2AService:
     ) -> TaskPushNotificationConfig:
         """GetTaskPushNotificationConfig (a missing config is TaskNotFound, spec 3.1.8)."""
         self._require_push()
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         await self._task(request.task_id, call)
         config = await self.store.get_push_config(request.task_id, request.id, tenant=call.tenant)
         if config is None:
@@ -231,7 +257,7 @@ class A2AService:
     ) -> ListTaskPushNotificationConfigsResponse:
         """ListTaskPushNotificationConfigs, paged by offset when a page size is given."""
         self._require_push()
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         await self._task(request.task_id, call)
         configs = await self.store.list_push_configs(request.task_id, tenant=call.tenant)
         start = _offset(request.page_token)
@@ -246,7 +272,7 @@ class A2AService:
     ) -> Empty:
         """DeleteTaskPushNotificationConfig (idempotent)."""
         self._require_push()
-        call = replace(call, tenant=request.tenant or "")
+        call = self.scoped(call, request.tenant)
         await self._task(request.task_id, call)
         await self.store.delete_push_config(request.task_id, request.id, tenant=call.tenant)
         return Empty()

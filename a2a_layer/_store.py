@@ -6,6 +6,9 @@
 1. A saved `Task` is whole: status, history and artifacts travel together, so a reader
    never sees an artifact without the status that came with it.
 2. Tasks are scoped by tenant (``""`` when none): a task of another tenant is not found.
+   With authentication, the service stores everything of a caller under `scope_key`
+   (tenant and owner) in place of the tenant, so a task, a message id or a push config
+   of another caller is not found either, by any operation and in any store.
 3. `list_tasks` orders by status timestamp, newest first, then by id (descending), and
    pages with an opaque cursor over that order (keyset pagination), so a page never
    repeats or skips a task that did not change meanwhile.
@@ -17,11 +20,14 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import json
 from abc import ABC, abstractmethod
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from .types import Message, Task, TaskPushNotificationConfig, TaskState
 
@@ -35,8 +41,54 @@ __all__ = [
     "TaskStore",
     "decode_page_token",
     "encode_page_token",
+    "principal_owner",
+    "public_tenant",
+    "scope_key",
     "sort_key",
 ]
+
+_OWNER_SEPARATOR = "\x1f"
+
+
+def principal_owner(principal: Any) -> str | None:
+    """Who a verified principal is, as a string; ``None`` for an anonymous caller.
+
+    A string principal is itself; otherwise its issuer, subject and client id (the
+    attributes of an access token, or the ``iss``/``sub``/``client_id`` entries of a
+    mapping of claims); otherwise its ``str()``.
+    """
+    if principal is None:
+        return None
+    if isinstance(principal, str):
+        return principal
+    if isinstance(principal, Mapping):
+        parts = [principal.get(k) for k in ("iss", "sub", "client_id")]
+    else:
+        parts = [getattr(principal, k, None) for k in ("issuer", "subject", "client_id")]
+    if any(isinstance(p, str) and p for p in parts):
+        return "|".join(p if isinstance(p, str) else "" for p in parts)
+    return str(principal)
+
+
+def scope_key(tenant: str, owner: str | None) -> str:
+    """The key a caller's tasks are stored under: ``tenant``, plus a digest of ``owner``
+    when there is one (rule 2). Tenants cannot forge it: the separator is a control
+    character no tenant may hold (the service refuses such tenants)."""
+    if owner is None:
+        return tenant
+    digest = hashlib.sha256(owner.encode("utf-8", "surrogatepass")).hexdigest()[:32]
+    return f"{tenant}{_OWNER_SEPARATOR}{digest}"
+
+
+def public_tenant(scope: str) -> str:
+    """The tenant part of a `scope_key` (what the client and the agent see)."""
+    return scope.split(_OWNER_SEPARATOR, 1)[0]
+
+
+def valid_tenant(tenant: str) -> bool:
+    """Whether a tenant given by a client can be stored (no owner separator in it)."""
+    return _OWNER_SEPARATOR not in tenant
+
 
 DEFAULT_PAGE_SIZE = 50
 """ListTasks page size when the client gives none (spec: at most 50 by default)."""
