@@ -1,109 +1,154 @@
-"""The demo: two real processes calling each other over stdio, traffic printed as it flows."""
+"""``rpcweave demo`` (``make demo``): the classic flows of MCP, ACP and A2A, end to end.
+
+Each flow runs with real processes (and, for A2A, real sockets on 127.0.0.1), prints the
+wire traffic as it goes, and is saved under the output directory as ``<flow>.jsonl`` with
+its ``.mmd`` diagram and ``.html`` page. The run ends with one ``PASS``/``FAIL`` line per
+flow; the exit status is 1 if any flow failed. Every flow is bounded in time and leaves no
+process behind.
+"""
 
 from __future__ import annotations
 
+import io
+import shutil
 import sys
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 import anyio
 
-from jsonrpc_core import (
-    InternalError,
-    InvalidParams,
-    JsonLinesSink,
-    MethodRegistry,
-    Notification,
-    Peer,
-    RequestContext,
-    RequestId,
-    RequestType,
-    TapRecord,
-    WireTap,
-    spawn_stdio,
+from jsonrpc_core import JsonLinesSink, TapRecord
+
+from ._cli_common import error_message
+from ._demo_flows import DemoContext, a2a_flow, acp_flow, jsonrpc_flow, mcp_flow
+from ._render import Style
+from ._trace import Trace, WirePrinter
+
+__all__ = ["FLOWS", "Flow", "run_demo"]
+
+FLOW_TIMEOUT = 45.0
+
+
+@dataclass(frozen=True)
+class Flow:
+    """One flow of the demo: its name, heading, the roles in its diagram, and its code."""
+
+    name: str
+    heading: str
+    labels: dict[str, str]
+    run: Callable[[DemoContext], Awaitable[str]]
+
+
+FLOWS = (
+    Flow(
+        "mcp",
+        "MCP — a host reads a file through a tool server (stdio)",
+        {"client": "host (MCP client)", "server": "file_server.py"},
+        mcp_flow,
+    ),
+    Flow(
+        "acp",
+        "ACP — an editor and a coding agent; the agent writes a file with permission (stdio)",
+        {"client": "editor (ACP client)", "agent": "demo_agent.py"},
+        acp_flow,
+    ),
+    Flow(
+        "a2a",
+        "A2A — a research agent delegates to a coding agent (HTTP, SSE, webhook)",
+        {"client": "research agent", "agent": "coding_agent.py"},
+        a2a_flow,
+    ),
+    Flow(
+        "jsonrpc",
+        "JSON-RPC — the bare core: calls both ways, errors, cancellation (stdio)",
+        {"client": "client", "server": "echo_server.py"},
+        jsonrpc_flow,
+    ),
 )
 
-__all__ = ["run_demo"]
 
-ROOT = Path(__file__).resolve().parent.parent
-ECHO_SERVER = ROOT / "examples" / "jsonrpc" / "echo_server.py"
-
-
-def _printer(quiet: bool) -> Any:
-    def show(record: TapRecord) -> None:
-        if quiet:
-            return
-        import json
-
-        arrow = "host ──▶ server" if record.direction == "send" else "host ◀── server"
-        text = json.dumps(record.message, ensure_ascii=False)
-        if len(text) > 160:
-            text = text[:157] + "..."
-        print(f"  [{record.transport}] {arrow}  {text}", flush=True)
-
-    return show
+@dataclass
+class _Outcome:
+    flow: Flow
+    passed: bool
+    summary: str
+    seconds: float
 
 
-def _cancel_hook(request_id: RequestId, reason: str) -> Notification:
-    return Notification("$/cancel_request", {"requestId": request_id})
+async def _run_flow(flow: Flow, out: Path, shared: JsonLinesSink | None, quiet: bool) -> _Outcome:
+    stream = io.StringIO() if quiet else sys.stdout
+    style = Style(stream)
+    print(style.bold(f"\n== {flow.heading} =="), file=stream, flush=True)
+    trace = Trace(
+        str(out / f"{flow.name}.jsonl"),
+        title=f"rpcweave demo: {flow.heading}",
+        labels=flow.labels,
+        err=stream,
+    )
+    context = DemoContext(
+        out=out, trace=trace, say=lambda text: print(text, file=stream, flush=True), stream=stream
+    )
+    trace.tap.sinks.append(context.records.append)
+    if not quiet:
+        width = max(shutil.get_terminal_size((120, 24)).columns, 80)
+        trace.tap.sinks.append(WirePrinter(stream, labels=flow.labels, width=width))
+    if shared is not None:
+        names = flow.labels
 
+        def to_shared(record: TapRecord) -> None:
+            local = names.get(record.local, record.local)
+            remote = names.get(record.remote, record.remote)
+            shared(replace(record, local=local, remote=remote))
 
-async def _jsonrpc_flow(tap: WireTap, quiet: bool) -> list[str]:
-    passed: list[str] = []
-    registry = MethodRegistry()
-
-    async def answer(params: Any, ctx: RequestContext) -> str:
-        # The host calls the server back while the server's own call to us is in flight.
-        total = await ctx.peer.request("add", {"a": 40, "b": 2})
-        return f"{params['question']} -> {total:g}"
-
-    registry.on(RequestType("client/answer"), answer)
-    command = [sys.executable, str(ECHO_SERVER)]
-    async with spawn_stdio(command) as process:
-        stream = tap.wrap(process, local="host", remote="echo-server", transport="stdio")
-        async with Peer(stream, registry, name="host", on_outgoing_cancel=_cancel_hook) as peer:
-            with anyio.fail_after(20):
-                if not quiet:
-                    print("» echo")
-                assert await peer.request("echo", {"text": "hello"}) == {"text": "hello"}
-                passed.append("echo")
-                if not quiet:
-                    print("» ask: the server calls the host, which calls the server, mid-call")
-                result = await peer.request("ask", {"question": "the answer"})
-                assert result == {"question": "the answer", "answer": "the answer -> 42"}
-                passed.append("nested calls in both directions")
-                if not quiet:
-                    print("» bad input: wrong params, then a failing handler")
-                try:
-                    await peer.request("add", {"a": "one"})
-                except InvalidParams:
-                    passed.append("invalid params refused")
-                try:
-                    await peer.request("fail")
-                except InternalError:
-                    passed.append("handler failure reported")
-                if not quiet:
-                    print("» cancel: a long sleep is abandoned and the server is told")
-                with anyio.move_on_after(0.3):
-                    await peer.request("sleep", {"seconds": 30})
-                assert await peer.request("echo", ["still alive"]) == ["still alive"]
-                passed.append("cancellation")
-    return passed
-
-
-def run_demo(*, trace: str | None = None, quiet: bool = False) -> int:
-    """Run the demo; return the process exit status."""
-    tap = WireTap(_printer(quiet))
-    sink = JsonLinesSink(trace) if trace else None
-    if sink is not None:
-        tap.sinks.append(sink)
+        trace.tap.sinks.append(to_shared)
+    started = time.monotonic()
     try:
-        passed = anyio.run(_jsonrpc_flow, tap, quiet)
+        with trace, anyio.fail_after(FLOW_TIMEOUT):
+            summary = await flow.run(context)
     except Exception as exc:
-        print(f"FAIL jsonrpc over stdio: {type(exc).__name__}: {exc}")
-        return 1
+        return _Outcome(flow, False, error_message(exc), time.monotonic() - started)
+    return _Outcome(flow, True, summary, time.monotonic() - started)
+
+
+def run_demo(
+    *,
+    output: str = "demo-output",
+    trace: str | None = None,
+    quiet: bool = False,
+    only: Sequence[str] | None = None,
+) -> int:
+    """Run the demo's flows (all, or those named in ``only``); return the exit status."""
+    out = Path(output).resolve()  # ACP sessions need an absolute working directory
+    out.mkdir(parents=True, exist_ok=True)
+    shared = None
+    if trace:
+        Path(trace).write_text("", encoding="utf-8")
+        shared = JsonLinesSink(trace)
+    outcomes = []
+    try:
+        for flow in FLOWS:
+            if only and flow.name not in only:
+                continue
+            outcomes.append(anyio.run(_run_flow, flow, out, shared, quiet))
     finally:
-        if sink is not None:
-            sink.close()
-    print(f"PASS jsonrpc over stdio, both directions: {', '.join(passed)}")
-    return 0
+        if shared is not None:
+            shared.close()
+            _draw_shared(trace)
+    print()
+    style = Style(sys.stdout)
+    for outcome in outcomes:
+        mark = style.green("PASS") if outcome.passed else style.red("FAIL")
+        print(f"{mark} {outcome.flow.name} ({outcome.seconds:.1f} s): {outcome.summary}")
+    print(f"traces, diagrams and pages: {output.rstrip('/')}/")
+    return 0 if outcomes and all(outcome.passed for outcome in outcomes) else 1
+
+
+def _draw_shared(trace: str | None) -> None:
+    if trace:
+        from jsonrpc_core import write_trace_views
+
+        from ._trace import annotate
+
+        write_trace_views(trace, title="rpcweave demo", annotate=annotate)

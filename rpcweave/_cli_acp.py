@@ -1,0 +1,229 @@
+"""``rpcweave acp run``: a terminal ACP client (the editor's side) for any agent.
+
+The agent's updates are printed as they stream (`AcpView`); file access is served inside
+the working directory and terminals run locally (`acp_layer.LocalClient`); permission is
+asked at the terminal, or granted with ``--yes``. With ``--prompt`` the turns run one
+after the other and the command ends; without, each line read is a turn (Ctrl-C cancels
+the running turn, Ctrl-D ends).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import anyio
+
+from ._cli_common import CLIError, HelpFormatter, add_common_options, error_message
+from ._render import AcpView, permission_choice
+from ._trace import Trace
+
+if TYPE_CHECKING:
+    from acp_layer import ClientConnection, LocalClient
+    from acp_layer import schema as acp
+
+__all__ = ["add_parser", "run"]
+
+_EPILOG = """examples:
+  rpcweave acp run -- python examples/acp/demo_agent.py
+  rpcweave acp run --yes --prompt '/write notes.txt hello' -- python examples/acp/demo_agent.py
+
+Zed's agent_servers setting starts agents the same way (a command and its arguments).
+"""
+
+
+def add_parser(commands: Any) -> None:
+    """Add ``acp`` and its subcommands to the top-level subparsers."""
+    acp_parser: argparse.ArgumentParser = commands.add_parser(
+        "acp",
+        help="Agent Client Protocol: run an agent in the terminal",
+        description="Be the editor for an ACP agent.",
+        epilog=_EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    sub = acp_parser.add_subparsers(dest="acp_command", metavar="COMMAND", required=True)
+    run_parser = sub.add_parser(
+        "run",
+        help="start an agent and talk to it",
+        usage="rpcweave acp run [options] [--prompt TEXT ...] [--yes] -- AGENT_COMMAND ...",
+        description="Start the agent given after --, open a session in the working "
+        "directory and run prompt turns, printing what the agent streams: message text, tool "
+        "calls and their status, plans, diffs, terminal output. The agent may read and write "
+        "files inside the working directory and run commands in it; each permission it asks "
+        "is put to you (or granted with --yes). With --prompt the turns run in order and the "
+        "exit status is 0 only if every turn ended normally (stop reason end_turn); without "
+        "it, each line you type is a turn (Ctrl-C cancels a turn, Ctrl-D quits).",
+        epilog=_EPILOG,
+        formatter_class=HelpFormatter,
+    )
+    run_parser.add_argument(
+        "--prompt",
+        action="append",
+        default=[],
+        metavar="TEXT",
+        help="a prompt turn (repeat for several); makes the run non-interactive",
+    )
+    run_parser.add_argument(
+        "--yes", action="store_true", help="grant every permission the agent asks for"
+    )
+    run_parser.add_argument(
+        "--cwd",
+        metavar="DIR",
+        help="the session's working directory, the limit of its file access (default: here)",
+    )
+    add_common_options(run_parser)
+
+
+def _pick(options: list[acp.PermissionOption], kinds: tuple[str, ...]) -> str | None:
+    for kind in kinds:
+        for option in options:
+            if option.kind == kind:
+                return option.option_id
+    return None
+
+
+class _Permissions:
+    """Answers permission requests: ``--yes``, or the person at the terminal."""
+
+    def __init__(self, view: AcpView, *, yes: bool) -> None:
+        self.view = view
+        self.yes = yes
+
+    async def __call__(self, request: acp.RequestPermissionRequest) -> acp.RequestPermissionOutcome:
+        from acp_layer import schema as s
+
+        options = list(request.options)
+        chosen: str | None
+        if self.yes:
+            chosen = _pick(options, ("allow_once", "allow_always"))
+            print(self.view.permission(request), file=sys.stderr)
+            print(f"  (granted: --yes → {chosen})", file=sys.stderr, flush=True)
+        else:
+            chosen = await self._ask(request, options)
+        if chosen is None:
+            return s.CancelledPermissionOutcome()
+        return s.SelectedPermissionOutcome(option_id=chosen)
+
+    async def _ask(
+        self, request: acp.RequestPermissionRequest, options: list[acp.PermissionOption]
+    ) -> str | None:
+        print(self.view.permission(request), file=sys.stderr, flush=True)
+        for _ in range(3):
+            sys.stderr.write(f"choose 1-{len(options)} (or y/n): ")
+            sys.stderr.flush()
+            line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            if not line:  # nobody to ask: refuse
+                chosen = _pick(options, ("reject_once", "reject_always"))
+                print(f"\n  (no answer: rejected → {chosen})", file=sys.stderr, flush=True)
+                return chosen
+            chosen = permission_choice(line, options)
+            if chosen is not None:
+                return chosen
+        return _pick(options, ("reject_once", "reject_always"))
+
+
+async def _turn(conn: ClientConnection, session_id: str, text: str, view: AcpView) -> bool:
+    """One prompt turn; Ctrl-C cancels it. Whether it ended normally."""
+    import signal
+
+    async with anyio.create_task_group() as task_group:
+
+        async def cancel_on_interrupt() -> None:
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                async for _ in signals:
+                    view.finish()
+                    print("(cancelling the turn)", file=sys.stderr, flush=True)
+                    await conn.cancel(session_id)
+
+        if sys.stdin.isatty():
+            task_group.start_soon(cancel_on_interrupt)
+        try:
+            response = await conn.prompt(session_id, text)
+        finally:
+            task_group.cancel_scope.cancel()
+    view.end_turn(response.stop_reason)
+    return response.stop_reason == "end_turn"
+
+
+async def _interactive(conn: ClientConnection, session_id: str, view: AcpView) -> bool:
+    ok = True
+    while True:
+        if sys.stdin.isatty():
+            sys.stderr.write("> ")
+            sys.stderr.flush()
+        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        if not line or line.strip() in ("/quit", "/exit"):
+            return ok
+        if line.strip():
+            ok = await _turn(conn, session_id, line.rstrip("\n"), view) and ok
+
+
+async def _session(
+    conn: ClientConnection, args: argparse.Namespace, cwd: Path, view: AcpView
+) -> bool:
+    with anyio.fail_after(args.timeout):
+        session = await conn.new_session(str(cwd))
+    info = conn.agent_info
+    name = f"{info.title or info.name} {info.version}" if info else "the agent"
+    print(
+        view.style.dim(f"(connected to {name}; session {session.session_id} in {cwd})"),
+        flush=True,
+    )
+    if args.prompt:
+        ok = True
+        for text in args.prompt:
+            ok = await _turn(conn, session.session_id, text, view) and ok
+        return ok
+    return await _interactive(conn, session.session_id, view)
+
+
+def _working_directory(given: str | None) -> Path:
+    cwd = Path(given or os.getcwd()).resolve()
+    if not cwd.is_dir():
+        raise CLIError(f"not a directory: {cwd}")
+    return cwd
+
+
+async def run(args: argparse.Namespace, command: list[str]) -> int:
+    """Run ``acp run``: the agent is ``command``."""
+    from acp_layer import LocalClient, spawn_agent
+
+    if not command:
+        raise CLIError("no agent given: put its command after --", status=2)
+    cwd = _working_directory(args.cwd)
+    view = AcpView(sys.stdout)
+    client: LocalClient = LocalClient(on_update=view.update)
+    client.permission = _Permissions(view, yes=args.yes)
+    view.client = client
+
+    def on_stderr(line: str) -> None:
+        if args.verbose:
+            print(f"  [agent stderr] {line}", file=sys.stderr, flush=True)
+
+    shown = " ".join(command)
+    with Trace(args.trace, verbose=args.verbose, title=f"rpcweave acp run {shown}") as trace:
+        try:
+            async with spawn_agent(
+                command,
+                client,
+                initialize=False,
+                on_stderr=on_stderr,
+                tap=trace.tap if trace.active else None,
+            ) as conn:
+                try:
+                    with anyio.fail_after(args.timeout):
+                        await conn.initialize()
+                except TimeoutError:
+                    raise CLIError(
+                        f"{shown!r} is not an ACP agent: no answer to initialize within "
+                        f"{args.timeout:g} s"
+                    ) from None
+                except Exception as exc:
+                    raise CLIError(f"{shown!r} is not an ACP agent: {error_message(exc)}") from None
+                ok = await _session(conn, args, cwd, view)
+        finally:
+            view.finish()
+    return 0 if ok else 1

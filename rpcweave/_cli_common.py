@@ -1,0 +1,226 @@
+"""What every subcommand shares: errors as one line, loading ``module:attr``, arguments.
+
+Rules:
+
+1. A command fails by raising; `error_message` turns any exception into one line for
+   stderr (the CLI never shows a traceback unless ``RPCWEAVE_DEBUG`` is set).
+2. ``--`` ends the CLI's own arguments: what follows is a command to start (a stdio MCP
+   server, an ACP agent). `split_command` takes it off before argparse sees the rest.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import importlib.util
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+__all__ = [
+    "CLIError",
+    "HelpFormatter",
+    "add_common_options",
+    "error_message",
+    "load_object",
+    "parse_assignments",
+    "resolve_target",
+    "split_command",
+    "wait_for_signal",
+]
+
+
+class CLIError(Exception):
+    """A failure to report as ``rpcweave: error: <message>`` with exit status ``status``."""
+
+    def __init__(self, message: str, status: int = 1) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
+class HelpFormatter(argparse.HelpFormatter):
+    """Wraps prose paragraphs of descriptions and epilogs; keeps indented lines (examples)
+    as they are written."""
+
+    def _fill_text(self, text: str, width: int, indent: str) -> str:
+        paragraphs = []
+        for paragraph in text.strip("\n").split("\n\n"):
+            lines = paragraph.splitlines()
+            if any(line.startswith(" ") for line in lines):
+                paragraphs.append("\n".join(indent + line for line in lines))
+            else:
+                paragraphs.append(super()._fill_text(paragraph, width, indent))
+        return "\n\n".join(paragraphs)
+
+
+def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
+    """``argv`` cut at the first ``--``: (the CLI's arguments, the command after it)."""
+    args = list(argv)
+    if "--" in args:
+        cut = args.index("--")
+        return args[:cut], args[cut + 1 :]
+    return args, []
+
+
+def add_common_options(
+    parser: argparse.ArgumentParser, *, timeout: bool = True, verbose: bool = True
+) -> None:
+    """``--trace``, and unless told otherwise ``--verbose`` and ``--timeout``."""
+    group = parser.add_argument_group("common options")
+    group.add_argument(
+        "--trace",
+        metavar="FILE",
+        help="record the JSON-RPC traffic to FILE (JSON Lines), with FILE's .mmd "
+        "(Mermaid sequence diagram) and .html (diagram and messages) next to it",
+    )
+    if verbose:
+        group.add_argument(
+            "-v",
+            "--verbose",
+            action="store_true",
+            help="print every message on stderr as it passes",
+        )
+    if timeout:
+        group.add_argument(
+            "--timeout",
+            type=float,
+            default=30.0,
+            metavar="SECONDS",
+            help="give up on a connection or call after SECONDS (default: %(default)g)",
+        )
+
+
+def parse_assignments(items: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` arguments as a dict; a value is JSON when it parses, else a string."""
+    result: dict[str, Any] = {}
+    for item in items:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise CLIError(f"expected KEY=VALUE, got {item!r}", status=2)
+        if key in result:
+            raise CLIError(f"argument {key!r} given twice", status=2)
+        try:
+            result[key] = json.loads(raw)
+        except ValueError:
+            result[key] = raw
+    return result
+
+
+def _import_module(spec: str) -> Any:
+    if spec.endswith(".py") or "/" in spec or "\\" in spec:
+        path = Path(spec).resolve()
+        if not path.is_file():
+            raise CLIError(f"no such file: {spec}")
+        # Scripts import their neighbours (as `python path/to/script.py` would let them).
+        sys.path.insert(0, str(path.parent))
+        name = path.stem if path.stem.isidentifier() else "_rpcweave_target"
+        loader_spec = importlib.util.spec_from_file_location(name, path)
+        if loader_spec is None or loader_spec.loader is None:
+            raise CLIError(f"cannot load {spec}")
+        module = importlib.util.module_from_spec(loader_spec)
+        sys.modules[name] = module
+        loader_spec.loader.exec_module(module)
+        return module
+    if "" not in sys.path and str(Path.cwd()) not in sys.path:
+        sys.path.insert(0, str(Path.cwd()))  # like `python -m`: the working directory first
+    try:
+        return importlib.import_module(spec)
+    except ModuleNotFoundError as exc:
+        raise CLIError(f"cannot import {spec!r}: {exc}") from None
+
+
+def resolve_target(target: str) -> tuple[Any, Any]:
+    """The module and the object named by ``module:attr`` (``module``: dotted or a .py path)."""
+    module_spec, sep, attr = target.rpartition(":")
+    if not sep or not module_spec or not attr:
+        raise CLIError(f"expected MODULE:ATTRIBUTE, got {target!r}", status=2)
+    module = _import_module(module_spec)
+    value: Any = module
+    for part in attr.split("."):
+        try:
+            value = getattr(value, part)
+        except AttributeError:
+            raise CLIError(f"{module_spec!r} has no attribute {attr!r}") from None
+    return module, value
+
+
+def load_object(target: str) -> Any:
+    """The object named by ``module:attr`` (see `resolve_target`)."""
+    return resolve_target(target)[1]
+
+
+async def wait_for_signal() -> None:
+    """Return on SIGINT or SIGTERM (a server's way to stop cleanly)."""
+    import signal
+
+    import anyio
+
+    with anyio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for _ in signals:
+            return
+
+
+def _leaf(exc: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups."""
+    while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
+        exc = exc.exceptions[0]
+    return exc
+
+
+def error_message(exc: BaseException) -> str:
+    """One line saying what went wrong (rule 1)."""
+    from jsonrpc_core import ConnectionClosed, JsonRpcError, RequestTimeout, TransportError
+
+    exc = _leaf(exc)
+    if isinstance(exc, BaseExceptionGroup):
+        text = "; ".join(error_message(inner) for inner in exc.exceptions)
+    elif isinstance(exc, CLIError):
+        text = exc.message
+    elif isinstance(exc, RequestTimeout):
+        text = f"no answer in time: {exc}"
+    elif isinstance(exc, ConnectionClosed):
+        reason = str(exc).removeprefix("Connection closed").lstrip(": ").strip()
+        text = "the connection closed" + (
+            f": {reason}" if reason and reason.lower() != "connection closed" else ""
+        )
+    elif isinstance(exc, TransportError):
+        text = str(exc) or type(exc).__name__
+    elif isinstance(exc, JsonRpcError):
+        text = f"{exc.message} (error {exc.code})"
+    elif isinstance(exc, TimeoutError):
+        text = "timed out"
+    else:
+        text = _other_message(exc)
+    return " ".join(text.split())
+
+
+def _other_message(exc: BaseException) -> str:
+    import httpx
+    import pydantic
+
+    if isinstance(exc, httpx.HTTPStatusError):
+        return f"HTTP {exc.response.status_code} from {exc.request.url}"
+    if isinstance(exc, httpx.HTTPError):
+        try:
+            where = f" {exc.request.url}"
+        except RuntimeError:
+            where = ""
+        return f"cannot reach{where}: {exc or type(exc).__name__}"
+    if isinstance(exc, pydantic.ValidationError):
+        first = exc.errors()[0]
+        location = ".".join(str(part) for part in first.get("loc", ()))
+        return f"unexpected answer from the peer ({exc.error_count()} problem(s)): {location}: " + (
+            first.get("msg", "")
+        )
+    if isinstance(exc, OSError):
+        if exc.strerror and exc.filename:
+            return f"{exc.strerror}: {exc.filename}"
+        return str(exc) or type(exc).__name__
+    text = str(exc)
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
