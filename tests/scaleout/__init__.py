@@ -1,0 +1,1 @@
+"""Helpers of the scale-out tests: a throwaway PostgreSQL, server replicas, a proxy."""

@@ -1,0 +1,84 @@
+"""One A2A server replica on a shared PostgreSQL store (run as a process).
+
+    python tests/scaleout/a2a_replica.py DSN NAME
+
+Prints its URL on the first line. The agent does what the message's first word says:
+
+- ``echo``: replies with a direct message (no task);
+- ``gated N GATE``: adds artifact chunks 0 .. N/2-1, waits until the file GATE exists,
+  adds the rest, completes. Every chunk is one part whose text is its number;
+- ``once LOG``: appends this replica's NAME to the file LOG, works a little, completes
+  (how many lines LOG has is how many times the agent ran);
+- ``hold MARK``: works until cancelled, then writes NAME to the file MARK;
+- ``ask``: asks for input (input-required); the answer completes the task.
+"""
+
+from __future__ import annotations
+
+import sys
+
+import anyio
+
+from a2a_layer import A2AServer, ExecutionContext, PostgresTaskStore, TaskUpdater
+from a2a_layer.types import AgentCapabilities, AgentCard
+from jsonrpc_core import running_server
+
+NAME = sys.argv[2] if len(sys.argv) > 2 else "replica"
+
+
+async def _wait_for(path: anyio.Path, limit: float = 60.0) -> None:
+    with anyio.fail_after(limit):
+        while not await path.exists():  # noqa: ASYNC110 - a file from another process
+            await anyio.sleep(0.01)
+
+
+async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
+    words = context.text.split()
+    command = words[0] if words else ""
+    if command == "echo":
+        await updater.reply(f"echo from {NAME}")
+        return
+    if command == "ask" or not context.is_new_task:
+        if context.is_new_task:
+            await updater.requires_input("what now?")
+        else:
+            await updater.complete(f"answered on {NAME}")
+        return
+    await updater.start_work(f"started on {NAME}")
+    if command == "gated":
+        count, gate = int(words[1]), anyio.Path(words[2])
+        for index in range(count):
+            if index == count // 2:
+                await _wait_for(gate)
+            await updater.add_artifact(str(index), artifact_id="chunks", append=index > 0)
+        await updater.complete("done")
+    elif command == "once":
+        async with await anyio.open_file(words[1], "a") as log:
+            await log.write(NAME + "\n")
+        await anyio.sleep(0.3)
+        await updater.complete(f"ran on {NAME}")
+    elif command == "hold":
+        try:
+            await anyio.sleep_forever()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await anyio.Path(words[1]).write_text(NAME)
+    else:
+        await updater.complete(f"done on {NAME}")
+
+
+async def main(dsn: str) -> None:
+    card = AgentCard(
+        name="scale-out agent",
+        description="One of several replicas on one PostgreSQL database.",
+        version="1.0.0",
+        capabilities=AgentCapabilities(streaming=True),
+    )
+    server = A2AServer(card, agent, store=PostgresTaskStore(dsn, pool_size=4))
+    async with running_server(server.asgi_app()) as url:
+        print(url, flush=True)
+        await anyio.sleep_forever()
+
+
+if __name__ == "__main__":
+    anyio.run(main, sys.argv[1])
