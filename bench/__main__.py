@@ -21,6 +21,11 @@ RESULTS_DIR = Path(__file__).resolve().parent / "results"
 
 BENCHMARKS: dict[str, str] = {
     "core": "bench.core_stdio",
+    "http": "bench.core_http",
+    "mcp": "bench.mcp_tools",
+    "acp": "bench.acp_prompt",
+    "a2a": "bench.a2a_tasks",
+    "a2a-replicas": "bench.a2a_replicas",
     # Later layers register here, e.g. "mcp": "bench.mcp_stdio", "acp": ..., "a2a": ...,
     # "http": ... Each module defines ``run(*, quick: bool) -> str`` returning Markdown.
 }

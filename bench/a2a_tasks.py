@@ -1,0 +1,610 @@
+"""A2A benchmark: blocking SendMessage and a 100-chunk streamed artifact, over HTTP.
+
+Every server runs in its own process under uvicorn on 127.0.0.1 (same settings for all,
+``bench/servers/a2a_uvicorn.py``); every client runs in this process.
+
+Workloads (the agent's text decides the chunk count N):
+
+* ``SendMessage``: the executor completes the task at once with one text artifact; the
+  blocking call returns the completed task. Timed: request to validated result.
+* ``SendStreamingMessage``, N = 100: the executor sends one artifact in 100 chunks
+  (``artifactUpdate`` events, appended), then completes. Timed: request to the last event
+  (the completed status), every event received and parsed on the way; time to the first
+  event is reported too.
+
+Contenders (client → server):
+
+* ``rpcweave → rpcweave``: `a2a_layer.A2AClient` against `a2a_layer.A2AServer`
+  (``bench/servers/a2a_rpcweave_server.py``);
+* ``official → official``: the ``a2a-sdk`` client (``ClientFactory``) against an a2a-sdk
+  Starlette app (``DefaultRequestHandler``, ``bench/servers/a2a_official_server.py``);
+* the cross pairs, to see which side the time goes to;
+* ``floor``: a plain ``httpx.AsyncClient`` against a raw ASGI app that answers with the
+  same JSON (``bench/servers/a2a_floor_server.py``).
+
+Targets from the issue: rpcweave → rpcweave ≥ 3x the a2a-sdk pair's SendMessage
+throughput (1 in flight) and ≥ 5x faster time to the last event of the 100-chunk stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import signal
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from ._harness import (
+    Contender,
+    Sample,
+    Summary,
+    format_latency,
+    format_rate,
+    format_ratio,
+    measure,
+    render_table,
+    run_alternating,
+    summarize,
+    verdict,
+)
+
+__all__ = ["NAME", "TITLE", "run"]
+
+NAME = "a2a"
+TITLE = "A2A SendMessage and a 100-chunk streamed artifact over HTTP (uvicorn)"
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
+STREAM_CHUNKS = 100
+STARTUP_TIMEOUT = 30.0
+SHUTDOWN_TIMEOUT = 10.0
+
+RPCWEAVE = "rpcweave"
+OFFICIAL = "official"
+FLOOR = "floor"
+SERVER_SCRIPTS = {
+    RPCWEAVE: SERVERS_DIR / "a2a_rpcweave_server.py",
+    OFFICIAL: SERVERS_DIR / "a2a_official_server.py",
+    FLOOR: SERVERS_DIR / "a2a_floor_server.py",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A client implementation talking to a server implementation."""
+
+    client: str
+    server: str
+
+    @property
+    def name(self) -> str:
+        return FLOOR if self.client == FLOOR else f"{self.client} → {self.server}"
+
+
+OURS = Pair(RPCWEAVE, RPCWEAVE)
+THEIRS = Pair(OFFICIAL, OFFICIAL)
+FLOOR_PAIR = Pair(FLOOR, FLOOR)
+PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL), FLOOR_PAIR)
+"""Ours first, the baseline second, then the cross pairs and the floor."""
+
+SEND = "send"
+STREAM = "stream"
+
+
+# -- plan ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One row group of the report."""
+
+    operation: str  # SEND or STREAM
+    in_flight: int
+    calls: int
+    warmup: int
+    target: float | None = None
+    """SEND: required req/s ratio; STREAM: required speed-up of time to the last event."""
+
+    @property
+    def label(self) -> str:
+        what = (
+            "SendMessage (blocking)"
+            if self.operation == SEND
+            else f"SendStreamingMessage, {STREAM_CHUNKS}-chunk artifact"
+        )
+        return f"{what}, {self.in_flight} in flight"
+
+    @property
+    def chunks(self) -> int:
+        return 1 if self.operation == SEND else STREAM_CHUNKS
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything that differs between a full run and a ``--quick`` smoke run."""
+
+    mode: str
+    runs: int
+    workloads: tuple[Workload, ...]
+
+
+def make_plan(quick: bool) -> Plan:
+    """The full plan, or a much shorter one for smoke tests."""
+    if quick:
+        return Plan(
+            mode="quick",
+            runs=2,
+            workloads=(
+                Workload(SEND, 1, 150, 30, target=3.0),
+                Workload(SEND, 8, 300, 40),
+                Workload(STREAM, 1, 15, 3, target=5.0),
+            ),
+        )
+    return Plan(
+        mode="full",
+        runs=5,
+        workloads=(
+            Workload(SEND, 1, 1_000, 100, target=3.0),
+            Workload(SEND, 8, 2_000, 160),
+            Workload(STREAM, 1, 100, 10, target=5.0),
+        ),
+    )
+
+
+# -- server processes ---------------------------------------------------------------
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
+    if pid is None:
+        return math.nan
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return math.nan
+
+
+def _tail(log: TextIO, lines: int = 6) -> str:
+    try:
+        log.flush()
+        log.seek(0)
+        return " | ".join(log.read().strip().splitlines()[-lines:])
+    except (OSError, ValueError):
+        return ""
+
+
+@asynccontextmanager
+async def server_process(server: str, log: TextIO) -> AsyncIterator[tuple[str, int]]:
+    """Start a fixture server; yield its base URL and pid; stop it with SIGINT."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER_SCRIPTS[server]),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=log,
+        cwd=REPO_ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT)
+        word, _, port = line.decode().partition(" ")
+        if word != "LISTENING" or not port.strip().isdigit():
+            raise RuntimeError(f"{server} server did not start: {line!r}; {_tail(log)}")
+        yield f"http://127.0.0.1:{int(port)}", process.pid
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+# -- clients ------------------------------------------------------------------------
+
+Call = Callable[[], Awaitable[None]]
+FIRST_EVENT: list[float] = []
+"""perf_counter() of the first event of the stream being timed (1 in flight only)."""
+
+
+@dataclass(slots=True)
+class Client:
+    """One open client, whichever SDK: ``send`` and ``stream`` check what they get."""
+
+    send: Call
+    stream: Call
+
+
+def _fail(pair: Pair, what: str) -> RuntimeError:
+    return RuntimeError(f"{pair.name}: {what}")
+
+
+@asynccontextmanager
+async def _rpcweave_client(pair: Pair, base_url: str) -> AsyncIterator[Client]:
+    from a2a_layer import A2AClient, text_of
+    from a2a_layer.types import Task, TaskState
+
+    async with A2AClient.connect(base_url) as client:
+
+        async def send() -> None:
+            task = await client.send("1")
+            if (
+                not isinstance(task, Task)
+                or task.status.state != TaskState.COMPLETED
+                or not task.artifacts
+                or text_of(task.artifacts[0]) != "chunk 0"
+            ):
+                raise _fail(pair, f"SendMessage returned {task!r}")
+
+        async def stream() -> None:
+            chunks = 0
+            last: Any = None
+            async for event in client.stream(str(STREAM_CHUNKS)):
+                if last is None:
+                    FIRST_EVENT.append(time.perf_counter())
+                last = event
+                if event.artifact_update is not None:
+                    chunks += 1
+            status = last.status_update if last is not None else None
+            if (
+                chunks != STREAM_CHUNKS
+                or status is None
+                or status.status.state != TaskState.COMPLETED
+            ):
+                raise _fail(pair, f"stream gave {chunks} chunks, last event {last!r}")
+
+        yield Client(send, stream)
+
+
+@asynccontextmanager
+async def _official_client(pair: Pair, base_url: str) -> AsyncIterator[Client]:
+    import httpx
+    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.types.a2a_pb2 import Message, Part, Role, SendMessageRequest, TaskState
+
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=300.0)) as http:
+        card = await A2ACardResolver(http, base_url).get_agent_card()
+
+        def make(streaming: bool) -> Any:
+            config = ClientConfig(
+                streaming=streaming, supported_protocol_bindings=["JSONRPC"], httpx_client=http
+            )
+            return ClientFactory(config).create(card)
+
+        blocking, streaming = make(False), make(True)
+
+        def request(text: str) -> Any:
+            message = Message(
+                message_id=str(uuid.uuid4()), role=Role.ROLE_USER, parts=[Part(text=text)]
+            )
+            return SendMessageRequest(message=message)
+
+        async def send() -> None:
+            events = [event async for event in blocking.send_message(request("1"))]
+            task = events[0].task if len(events) == 1 and events[0].HasField("task") else None
+            if (
+                task is None
+                or task.status.state != TaskState.TASK_STATE_COMPLETED
+                or not task.artifacts
+                or task.artifacts[0].parts[0].text != "chunk 0"
+            ):
+                raise _fail(pair, f"SendMessage gave {events!r}")
+
+        async def stream() -> None:
+            chunks = 0
+            last: Any = None
+            async for event in streaming.send_message(request(str(STREAM_CHUNKS))):
+                if last is None:
+                    FIRST_EVENT.append(time.perf_counter())
+                last = event
+                if event.HasField("artifact_update"):
+                    chunks += 1
+            done = (
+                last is not None
+                and last.HasField("status_update")
+                and last.status_update.status.state == TaskState.TASK_STATE_COMPLETED
+            )
+            if chunks != STREAM_CHUNKS or not done:
+                raise _fail(pair, f"stream gave {chunks} chunks, last event {last!r}")
+
+        try:
+            yield Client(send, stream)
+        finally:
+            await blocking.close()
+            await streaming.close()
+
+
+@asynccontextmanager
+async def _floor_client(pair: Pair, base_url: str) -> AsyncIterator[Client]:
+    import httpx
+
+    url = base_url + "/"
+    headers = {
+        "content-type": "application/json",
+        "accept": "application/json, text/event-stream",
+        "a2a-version": "1.0",
+    }
+    next_id = 0
+
+    def body(method: str, text: str) -> tuple[int, bytes]:
+        nonlocal next_id
+        next_id += 1
+        message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}
+        request = {
+            "jsonrpc": "2.0",
+            "id": next_id,
+            "method": method,
+            "params": {"message": message},
+        }
+        return next_id, json.dumps(request, separators=(",", ":")).encode()
+
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0, read=300.0)) as http:
+
+        async def send() -> None:
+            request_id, content = body("SendMessage", "1")
+            response = await http.post(url, content=content, headers=headers)
+            reply = json.loads(response.content)
+            task = reply.get("result", {}).get("task") if reply.get("id") == request_id else None
+            if task is None or task["status"]["state"] != "TASK_STATE_COMPLETED":
+                raise _fail(pair, f"SendMessage gave {reply!r}")
+
+        async def stream() -> None:
+            request_id, content = body("SendStreamingMessage", str(STREAM_CHUNKS))
+            chunks = 0
+            last: Any = None
+            async with http.stream("POST", url, content=content, headers=headers) as response:
+                async for line in response.aiter_lines():
+                    if not line.startswith("data:"):
+                        continue
+                    if last is None:
+                        FIRST_EVENT.append(time.perf_counter())
+                    reply = json.loads(line[5:])
+                    if reply.get("id") != request_id:
+                        raise _fail(pair, f"event for request {reply.get('id')!r}")
+                    last = reply["result"]
+                    if "artifactUpdate" in last:
+                        chunks += 1
+                    elif "statusUpdate" in last:
+                        break
+            status = (last or {}).get("statusUpdate", {}).get("status", {}).get("state")
+            if chunks != STREAM_CHUNKS or status != "TASK_STATE_COMPLETED":
+                raise _fail(pair, f"stream gave {chunks} chunks, last event {last!r}")
+
+        yield Client(send, stream)
+
+
+CLIENTS = {RPCWEAVE: _rpcweave_client, OFFICIAL: _official_client, FLOOR: _floor_client}
+
+
+# -- throughput ---------------------------------------------------------------------
+
+CPU_PER_CALL: dict[tuple[str, str], list[tuple[float, float]]] = {}
+"""(workload label, contender) -> per run (client, server) CPU seconds per timed call."""
+TTFE: dict[tuple[str, str], list[float]] = {}
+"""(workload label, contender) -> per run median time to the first event (streams)."""
+
+
+async def _sample(pair: Pair, workload: Workload) -> Sample:
+    """One run: start the server, connect, check, warm up, time, stop (only timing timed)."""
+    with cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8")) as log:
+        try:
+            async with (
+                server_process(pair.server, log) as (base_url, pid),
+                CLIENTS[pair.client](pair, base_url) as client,
+            ):
+                operation = client.send if workload.operation == SEND else client.stream
+                starts: list[float] = []
+
+                async def call() -> None:
+                    starts.append(time.perf_counter())
+                    await operation()
+
+                await call()
+                await measure(call, warmup=0, calls=workload.warmup, concurrency=workload.in_flight)
+                starts.clear()
+                FIRST_EVENT.clear()
+                client_cpu, server_cpu = time.process_time(), _cpu_seconds(pid)
+                sample = await measure(
+                    call, warmup=0, calls=workload.calls, concurrency=workload.in_flight
+                )
+                client_cpu = (time.process_time() - client_cpu) / workload.calls
+                server_cpu = (_cpu_seconds(pid) - server_cpu) / workload.calls
+                key = (workload.label, pair.name)
+                CPU_PER_CALL.setdefault(key, []).append((client_cpu, server_cpu))
+                if workload.operation == STREAM and workload.in_flight == 1:
+                    firsts = [f - s for s, f in zip(starts, FIRST_EVENT, strict=True)]
+                    TTFE.setdefault(key, []).append(statistics.median(firsts))
+                return sample
+        except Exception as exc:
+            raise RuntimeError(
+                f"{pair.name} {workload.label} failed: {exc!r}; {_tail(log)}"
+            ) from exc
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values) if values else math.nan
+
+
+def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
+    baseline = summaries[THEIRS.name]
+    floor = summaries[FLOOR_PAIR.name]
+    rows: list[list[str]] = []
+    for pair in PAIRS:
+        summary = summaries[pair.name]
+        key = (workload.label, pair.name)
+        cpu = CPU_PER_CALL.get(key, [])
+        client_cpu = _median([c for c, _ in cpu])
+        server_cpu = _median([s for _, s in cpu])
+        if workload.operation == SEND:
+            ratio = summary.median_rate / baseline.median_rate
+            vs_floor = summary.median_rate / floor.median_rate
+        else:  # time to the last event: smaller is better, ratios are speed-ups
+            ratio = baseline.p50_latency / summary.p50_latency
+            vs_floor = floor.p50_latency / summary.p50_latency
+        target = result = "—"
+        if pair == OURS and workload.target is not None:
+            target, result = f"≥ {workload.target:g}x", verdict(ratio, workload.target)
+        rows.append(
+            [
+                workload.label,
+                pair.name,
+                f"{summary.runs} x {summary.calls:,}",
+                format_rate(summary.median_rate),
+                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
+                format_latency(summary.p50_latency),
+                format_latency(summary.p99_latency),
+                format_latency(_median(TTFE[key])) if key in TTFE else "—",
+                format_latency(client_cpu),
+                format_latency(server_cpu),
+                format_ratio(ratio),
+                format_ratio(vs_floor),
+                target,
+                result,
+            ]
+        )
+    return rows
+
+
+def _attribution_row(workload: Workload, summaries: dict[str, Summary]) -> list[str]:
+    def score(pair: Pair) -> float:
+        summary = summaries[pair.name]
+        return summary.median_rate if workload.operation == SEND else 1 / summary.p50_latency
+
+    base = score(THEIRS)
+    return [
+        workload.label,
+        format_ratio(score(Pair(OFFICIAL, RPCWEAVE)) / base),
+        format_ratio(score(Pair(RPCWEAVE, OFFICIAL)) / base),
+        format_ratio(score(OURS) / base),
+    ]
+
+
+def _throughput_section(plan: Plan) -> list[str]:
+    rows: list[list[str]] = []
+    attribution: list[list[str]] = []
+    for workload in plan.workloads:
+
+        def runner(pair: Pair, workload: Workload = workload) -> Callable[[], Sample]:
+            return lambda: asyncio.run(_sample(pair, workload))
+
+        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
+        samples = run_alternating(contenders, plan.runs, label=f"{NAME} {workload.label}")
+        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
+        rows.extend(_workload_rows(workload, summaries))
+        attribution.append(_attribution_row(workload, summaries))
+    table = render_table(
+        [
+            "workload",
+            "client → server",
+            "runs x calls",
+            "median calls/s",
+            "range calls/s",
+            "p50 latency",
+            "p99 latency",
+            "p50 first event",
+            "client CPU/call",
+            "server CPU/call",
+            "vs official",
+            "vs floor",
+            "target",
+            "result",
+        ],
+        rows,
+        align={i: "r" for i in range(2, 12)},
+    )
+    where = render_table(
+        [
+            "workload",
+            "rpcweave server only (official → rpcweave)",
+            "rpcweave client only (rpcweave → official)",
+            "both (rpcweave → rpcweave)",
+        ],
+        attribution,
+        align={1: "r", 2: "r", 3: "r"},
+    )
+    return [
+        "### Results",
+        "",
+        table,
+        "",
+        "### Where the time goes",
+        "",
+        "Each pair ÷ official → official, same workload and run: median calls/s for "
+        "SendMessage, 1 / p50 time to the last event for the stream.",
+        "",
+        where,
+    ]
+
+
+# -- the benchmark ------------------------------------------------------------------
+
+
+def _load_average() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
+
+
+def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
+    return [
+        f"Machine load average before / after: {load_before}; {load_after} "
+        f"({os.cpu_count()} CPUs). Client and server share these CPUs, so other work on the "
+        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        f"Mode: {plan.mode} — {plan.runs} runs per contender per workload, contenders "
+        "alternating run by run; each run starts a fresh server process (uvicorn on "
+        "127.0.0.1, same settings for all: h11/asyncio as installed, lifespan on, access "
+        "log off, TCP_NODELAY) and a fresh client that reads the agent card (untimed), "
+        "warms up (untimed), then times a fixed count of calls with N closed-loop callers.",
+        "SendMessage: blocking `SendMessage` (JSON-RPC, A2A 1.0) with text `1`; the "
+        "executor adds one text artifact (`chunk 0`) and completes; every call checks the "
+        "completed task and its artifact. `vs official` = median calls/s ÷ official → "
+        "official's (target ≥ 3x with 1 in flight; 8 in flight is reported only).",
+        f"Stream: `SendStreamingMessage` with text `{STREAM_CHUNKS}`; events: the submitted "
+        f"task, {STREAM_CHUNKS} `artifactUpdate` chunks of one artifact (appended, the last "
+        "marked `lastChunk`), the completed status; every call checks the count and the "
+        "final state. `p50 latency` is the time to the last event; `vs official` = "
+        "official → official's p50 ÷ this p50 (a speed-up; target ≥ 5x). `p50 first "
+        "event` = median over runs of each run's median time to the first event.",
+        "Servers: `bench/servers/a2a_rpcweave_server.py` (`A2AServer`, in-memory store, "
+        "JSON-RPC 1.0 only: `rest_path=None`, `compat_v03=False`), "
+        "`bench/servers/a2a_official_server.py` (a2a-sdk `DefaultRequestHandler`, "
+        "`InMemoryTaskStore`, `create_jsonrpc_routes` + card routes on Starlette), "
+        "`bench/servers/a2a_floor_server.py` (raw ASGI, the same JSON shapes, each SSE "
+        "event its own body chunk). Clients: `A2AClient.connect`; a2a-sdk `ClientFactory` "
+        "(`ClientConfig(streaming=False/True, supported_protocol_bindings=['JSONRPC'])`) "
+        "on one shared `httpx.AsyncClient`; floor: `httpx.AsyncClient.post` / `.stream` "
+        "with `json.loads` of each body / `data:` line.",
+        "Latencies are the median over runs of each run's p50/p99. CPU/call = CPU time "
+        "(user + system) of the client process (this one) and of the server process "
+        "during the timed calls ÷ calls, median over runs. A MISS is reported, never raised.",
+    ]
+
+
+def run(*, quick: bool = False) -> str:
+    """Run every workload and return the Markdown report."""
+    plan = make_plan(quick)
+    CPU_PER_CALL.clear()
+    TTFE.clear()
+    load_before = _load_average()
+    sections = _throughput_section(plan)
+    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
+    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience entry point
+    sys.stdout.write(run(quick="--quick" in sys.argv[1:]) + "\n")

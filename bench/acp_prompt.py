@@ -1,0 +1,652 @@
+"""ACP benchmark: ``session/prompt`` turns that stream 10 ``session/update`` chunks, over stdio.
+
+Each prompt turn is 11 messages from the agent: 10 ``session/update`` notifications
+(``agent_message_chunk``, text ``chunk <i> ``) and then the ``end_turn`` response. A call
+is timed from sending ``session/prompt`` until the client has the response *and* has
+handled all 10 updates (both SDKs guarantee that ordering; it is checked on every call).
+
+Contenders (client -> agent; every agent is a subprocess on pipes, every client runs here):
+
+* ``rpcweave → rpcweave``: `acp_layer.spawn_agent` + a `acp_layer.Client` subclass, against
+  ``bench/servers/acp_rpcweave_agent.py`` (`acp_layer.Agent` + `run_agent_stdio`).
+* ``official → official``: ``acp.spawn_agent_process`` (PyPI ``agent-client-protocol``)
+  against ``bench/servers/acp_official_agent.py`` (``acp.run_agent``).
+* the cross pairs ``official → rpcweave`` and ``rpcweave → official``, to see which side
+  the time goes to;
+* ``floor``: a hand-written asyncio NDJSON client against ``bench/servers/acp_floor_agent.py``
+  (standard library only, one write + flush per message).
+
+Loads: one prompt in flight (the target: rpcweave → rpcweave at least 3x the official
+pair's prompts/s) and 8 in flight on 8 sessions (reported only). Also reported: import
+time of ``acp_layer`` against ``acp`` (fresh interpreters, median of N).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from ._harness import (
+    Contender,
+    Sample,
+    Summary,
+    format_latency,
+    format_rate,
+    format_ratio,
+    measure,
+    render_table,
+    run_alternating,
+    summarize,
+    verdict,
+)
+
+__all__ = ["NAME", "TITLE", "run"]
+
+NAME = "acp"
+TITLE = "ACP session/prompt streaming 10 session/update chunks over stdio"
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
+CHUNKS = 10
+PROMPT_TEXT = "hi"
+CHUNK_TEXTS = [f"chunk {i} " for i in range(CHUNKS)]
+
+RPCWEAVE = "rpcweave"
+OFFICIAL = "official"
+FLOOR = "floor"
+AGENT_SCRIPTS = {
+    RPCWEAVE: SERVERS_DIR / "acp_rpcweave_agent.py",
+    OFFICIAL: SERVERS_DIR / "acp_official_agent.py",
+    FLOOR: SERVERS_DIR / "acp_floor_agent.py",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A client implementation talking to an agent implementation."""
+
+    client: str
+    agent: str
+
+    @property
+    def name(self) -> str:
+        return FLOOR if self.client == FLOOR else f"{self.client} → {self.agent}"
+
+
+OURS = Pair(RPCWEAVE, RPCWEAVE)
+THEIRS = Pair(OFFICIAL, OFFICIAL)
+FLOOR_PAIR = Pair(FLOOR, FLOOR)
+PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL), FLOOR_PAIR)
+"""Ours first, the baseline second, then the cross pairs and the floor."""
+
+
+# -- plan ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Load:
+    """Prompts in flight (one session each), timed prompts per run, and the target."""
+
+    label: str
+    in_flight: int
+    calls: int
+    warmup: int
+    target: float | None
+    """Required ratio rpcweave → rpcweave ÷ official → official (None: reported only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything that differs between a full run and a ``--quick`` smoke run."""
+
+    mode: str
+    runs: int
+    loads: tuple[Load, ...]
+    import_runs: int
+
+
+def make_plan(quick: bool) -> Plan:
+    """The full plan, or a much shorter one for smoke tests."""
+    if quick:
+        return Plan(
+            mode="quick",
+            runs=2,
+            loads=(
+                Load("1 prompt in flight", 1, 200, 30, 3.0),
+                Load("8 prompts in flight (8 sessions)", 8, 400, 40, None),
+            ),
+            import_runs=5,
+        )
+    return Plan(
+        mode="full",
+        runs=5,
+        loads=(
+            Load("1 prompt in flight", 1, 1_500, 150, 3.0),
+            Load("8 prompts in flight (8 sessions)", 8, 3_000, 200, None),
+        ),
+        import_runs=15,
+    )
+
+
+# -- processes ----------------------------------------------------------------------
+
+
+def _cpu_seconds(pid: int | None) -> float:
+    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
+    if pid is None:
+        return math.nan
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return math.nan
+
+
+def _agent_command(agent: str) -> list[str]:
+    return [sys.executable, str(AGENT_SCRIPTS[agent]), "--chunks", str(CHUNKS)]
+
+
+# -- clients ------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Counts:
+    """``agent_message_chunk`` updates seen per session (checked after every prompt)."""
+
+    chunks: dict[str, int] = field(default_factory=dict)
+    last_text: dict[str, str] = field(default_factory=dict)
+
+    def add(self, session_id: str, text: str) -> None:
+        self.chunks[session_id] = self.chunks.get(session_id, 0) + 1
+        self.last_text[session_id] = text
+
+
+@dataclass(slots=True)
+class Connection:
+    """An initialized client connection with ``sessions`` open, whichever SDKs are used."""
+
+    prompt: Callable[[str], Awaitable[str]]
+    """Run one turn in a session; returns the stop reason."""
+    sessions: list[str]
+    counts: Counts
+    agent_pid: int | None
+
+
+def _rpcweave_client_class() -> type:
+    from acp_layer import Client
+    from acp_layer import schema as s
+
+    class BenchClient(Client):
+        """Counts the message chunks of each session (runs on the read loop, in order)."""
+
+        def __init__(self) -> None:
+            self.counts = Counts()
+
+        async def session_update(self, params: s.SessionNotification) -> None:
+            update = params.update
+            if isinstance(update, s.AgentMessageChunk) and isinstance(
+                update.content, s.TextContent
+            ):
+                self.counts.add(params.session_id, update.content.text)
+
+    return BenchClient
+
+
+class _OfficialClient:
+    """The official SDK's client side: counts the message chunks of each session."""
+
+    def __init__(self) -> None:
+        self.counts = Counts()
+
+    def on_connect(self, conn: Any) -> None:
+        pass
+
+    async def session_update(self, session_id: str, update: Any, **kwargs: Any) -> None:
+        if getattr(update, "session_update", None) == "agent_message_chunk":
+            text = getattr(update.content, "text", None)
+            if text is not None:
+                self.counts.add(session_id, text)
+
+    async def request_permission(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("the benchmark agent does not ask for permission")
+
+
+class _FloorClient:
+    """A minimal hand-written ACP client over NDJSON pipes (standard library only).
+
+    With one prompt in flight it writes the request and reads lines until the response,
+    counting the updates on the way. With several, a reader task does that and resolves
+    each caller's future by id.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self._writer = process.stdin
+        self._reader = process.stdout
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._reader_task: asyncio.Task[None] | None = None
+        self.counts = Counts()
+
+    def _encode(self, method: str, params: Any) -> tuple[int, bytes]:
+        self._next_id += 1
+        request = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        return self._next_id, json.dumps(request, separators=(",", ":")).encode() + b"\n"
+
+    def _handle(self, line: bytes) -> dict[str, Any] | None:
+        """Count an update; return a response (anything with an id and no method)."""
+        message = json.loads(line)
+        if message.get("method") == "session/update":
+            params = message["params"]
+            update = params["update"]
+            if update.get("sessionUpdate") == "agent_message_chunk":
+                self.counts.add(params["sessionId"], update["content"]["text"])
+            return None
+        return message if "id" in message and "method" not in message else None
+
+    async def call_sequential(self, method: str, params: Any) -> Any:
+        """One request; only valid while nothing else is in flight."""
+        request_id, data = self._encode(method, params)
+        self._writer.write(data)
+        await self._writer.drain()
+        while True:
+            line = await self._reader.readline()
+            if not line:
+                raise ConnectionError("floor agent closed the connection")
+            reply = self._handle(line)
+            if reply is None:
+                continue
+            if reply.get("id") != request_id:
+                raise RuntimeError(f"floor: response id {reply.get('id')!r}, not {request_id}")
+            if "error" in reply:
+                raise RuntimeError(f"floor: error response {reply['error']!r}")
+            return reply["result"]
+
+    def start_reader(self) -> None:
+        """Switch to multiplexed mode: a task counts updates and routes responses."""
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
+
+    async def call_multiplexed(self, method: str, params: Any) -> Any:
+        request_id, data = self._encode(method, params)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._writer.write(data)
+        await self._writer.drain()
+        return await future
+
+    async def _read_replies(self) -> None:
+        try:
+            while line := await self._reader.readline():
+                reply = self._handle(line)
+                if reply is None:
+                    continue
+                future = self._pending.pop(reply["id"], None)
+                if future is None or future.done():
+                    continue
+                if "error" in reply:
+                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
+                else:
+                    future.set_result(reply["result"])
+        finally:
+            pending, self._pending = self._pending, {}
+            for future in pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("floor agent closed the connection"))
+
+    async def close(self) -> None:
+        """Close stdin, let the agent exit on end of input, and reap it."""
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        try:
+            await asyncio.wait_for(self.process.wait(), 10)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader_task is not None:
+            await self._reader_task
+
+
+@asynccontextmanager
+async def open_connection(pair: Pair, sessions: int) -> AsyncIterator[Connection]:
+    """Launch ``pair.agent``, connect ``pair.client``, initialize, open ``sessions``."""
+    cwd = str(REPO_ROOT)
+    command = _agent_command(pair.agent)
+    if pair.client == FLOOR:
+        process = await asyncio.create_subprocess_exec(
+            *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=cwd
+        )
+        floor = _FloorClient(process)
+        try:
+            call = floor.call_sequential
+            await call("initialize", {"protocolVersion": 1, "clientCapabilities": {}})
+            ids = []
+            for _ in range(sessions):
+                result = await call("session/new", {"cwd": cwd, "mcpServers": []})
+                ids.append(result["sessionId"])
+            if sessions > 1:
+                floor.start_reader()
+                call = floor.call_multiplexed
+
+            async def floor_prompt(session_id: str, call: Any = call) -> str:
+                params = {"sessionId": session_id, "prompt": [{"type": "text", "text": "hi"}]}
+                result = await call("session/prompt", params)
+                return str(result["stopReason"])
+
+            yield Connection(floor_prompt, ids, floor.counts, process.pid)
+        finally:
+            await floor.close()
+        return
+    if pair.client == RPCWEAVE:
+        from acp_layer import spawn_agent
+
+        client = _rpcweave_client_class()()
+        async with spawn_agent(command, client, cwd=cwd) as conn:
+            ids = [(await conn.new_session(cwd)).session_id for _ in range(sessions)]
+
+            async def rpcweave_prompt(session_id: str) -> str:
+                return str((await conn.prompt(session_id, PROMPT_TEXT)).stop_reason)
+
+            pid = conn.process.process.pid if conn.process is not None else None
+            yield Connection(rpcweave_prompt, ids, client.counts, pid)
+        return
+    import acp
+
+    official = _OfficialClient()
+    spawn = acp.spawn_agent_process(cast(Any, official), command[0], *command[1:], cwd=cwd)
+    async with spawn as (official_conn, process):
+        await official_conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
+        ids = []
+        for _ in range(sessions):
+            response = await official_conn.new_session(cwd=cwd, mcp_servers=[])
+            ids.append(response.session_id)
+        blocks: list[Any] = [acp.text_block(PROMPT_TEXT)]
+
+        async def official_prompt(session_id: str) -> str:
+            response = await official_conn.prompt(session_id=session_id, prompt=blocks)
+            return str(response.stop_reason)
+
+        yield Connection(official_prompt, ids, official.counts, process.pid)
+
+
+# -- throughput ---------------------------------------------------------------------
+
+CPU_PER_CALL: dict[tuple[str, str], list[tuple[float, float]]] = {}
+"""(load label, contender) -> per run (client, agent) CPU seconds per timed prompt."""
+
+
+async def _sample(pair: Pair, load: Load) -> Sample:
+    """One run: launch, connect, check, warm up, time, shut down (only the timing timed)."""
+    async with open_connection(pair, load.in_flight) as connection:
+        free = list(connection.sessions)
+        counts = connection.counts.chunks
+        last_text = connection.counts.last_text
+
+        async def call() -> None:
+            session_id = free.pop()
+            before = counts.get(session_id, 0)
+            stop_reason = await connection.prompt(session_id)
+            seen = counts.get(session_id, 0) - before
+            if stop_reason != "end_turn" or seen != CHUNKS:
+                raise RuntimeError(
+                    f"{pair.name}: prompt ended with {stop_reason!r} after {seen} chunks "
+                    f"(expected end_turn after {CHUNKS})"
+                )
+            if last_text.get(session_id) != CHUNK_TEXTS[-1]:
+                raise RuntimeError(f"{pair.name}: last chunk {last_text.get(session_id)!r}")
+            free.append(session_id)
+
+        await call()
+        await measure(call, warmup=0, calls=load.warmup, concurrency=load.in_flight)
+        client_cpu, agent_cpu = time.process_time(), _cpu_seconds(connection.agent_pid)
+        sample = await measure(call, warmup=0, calls=load.calls, concurrency=load.in_flight)
+        client_cpu = (time.process_time() - client_cpu) / load.calls
+        agent_cpu = (_cpu_seconds(connection.agent_pid) - agent_cpu) / load.calls
+        CPU_PER_CALL.setdefault((load.label, pair.name), []).append((client_cpu, agent_cpu))
+        return sample
+
+
+def _median_cpu(load: Load, pair: Pair) -> tuple[float, float]:
+    cpu = CPU_PER_CALL.get((load.label, pair.name), [])
+    if not cpu:
+        return math.nan, math.nan
+    return statistics.median(c for c, _ in cpu), statistics.median(a for _, a in cpu)
+
+
+def _load_rows(load: Load, summaries: dict[str, Summary]) -> list[list[str]]:
+    baseline = summaries[THEIRS.name]
+    floor = summaries[FLOOR_PAIR.name]
+    rows: list[list[str]] = []
+    for pair in PAIRS:
+        summary = summaries[pair.name]
+        ratio = summary.median_rate / baseline.median_rate
+        target = result = "—"
+        if pair == OURS and load.target is not None:
+            target, result = f"≥ {load.target:g}x", verdict(ratio, load.target)
+        client_cpu, agent_cpu = _median_cpu(load, pair)
+        rows.append(
+            [
+                load.label,
+                pair.name,
+                f"{summary.runs} x {summary.calls:,}",
+                format_rate(summary.median_rate),
+                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
+                format_latency(summary.p50_latency),
+                format_latency(summary.p99_latency),
+                format_latency(client_cpu),
+                format_latency(agent_cpu),
+                format_ratio(ratio),
+                format_ratio(summary.median_rate / floor.median_rate),
+                target,
+                result,
+            ]
+        )
+    return rows
+
+
+def _attribution_row(load: Load, summaries: dict[str, Summary]) -> list[str]:
+    rate = {pair: summaries[pair.name].median_rate for pair in PAIRS}
+    base = rate[THEIRS]
+    return [
+        load.label,
+        format_ratio(rate[Pair(OFFICIAL, RPCWEAVE)] / base),
+        format_ratio(rate[Pair(RPCWEAVE, OFFICIAL)] / base),
+        format_ratio(rate[OURS] / base),
+    ]
+
+
+def _throughput_section(plan: Plan) -> list[str]:
+    rows: list[list[str]] = []
+    attribution: list[list[str]] = []
+    for load in plan.loads:
+
+        def runner(pair: Pair, load: Load = load) -> Callable[[], Sample]:
+            return lambda: asyncio.run(_sample(pair, load))
+
+        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
+        samples = run_alternating(contenders, plan.runs, label=f"{NAME} {load.label}")
+        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
+        rows.extend(_load_rows(load, summaries))
+        attribution.append(_attribution_row(load, summaries))
+    table = render_table(
+        [
+            "load",
+            "client → agent",
+            "runs x prompts",
+            "median prompts/s",
+            "range prompts/s",
+            "p50 latency",
+            "p99 latency",
+            "client CPU/prompt",
+            "agent CPU/prompt",
+            "vs official",
+            "vs floor",
+            "target",
+            "result",
+        ],
+        rows,
+        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r", 8: "r", 9: "r", 10: "r"},
+    )
+    where = render_table(
+        [
+            "load",
+            "rpcweave agent only (official → rpcweave)",
+            "rpcweave client only (rpcweave → official)",
+            "both (rpcweave → rpcweave)",
+        ],
+        attribution,
+        align={1: "r", 2: "r", 3: "r"},
+    )
+    return [
+        "### Prompt turns (1 request + 10 notifications + 1 response each)",
+        "",
+        table,
+        "",
+        "### Where the time goes",
+        "",
+        "Median prompts/s of each pair ÷ official → official, same load and run.",
+        "",
+        where,
+    ]
+
+
+# -- import time --------------------------------------------------------------------
+
+IMPORTS: tuple[tuple[str, str, bool], ...] = (
+    ("import acp_layer", "rpcweave ACP package (lazy: loads `schema` only)", True),
+    ("import acp", "official SDK package (everything it exports)", False),
+    (
+        "from acp_layer import Agent, Client, spawn_agent, run_agent_stdio",
+        "rpcweave ACP, what an agent and a client need",
+        False,
+    ),
+)
+_TIMER = "import time; t = time.perf_counter(); {0}; print(time.perf_counter() - t)"
+
+
+def _import_seconds(statement: str) -> float:
+    """Seconds spent on ``statement`` in a fresh interpreter (start-up excluded)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMER.format(statement)],
+        cwd=tempfile.gettempdir(),  # not the repository: no accidental local imports
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return float(done.stdout.strip())
+
+
+def _import_section(plan: Plan) -> list[str]:
+    for statement, _, _ in IMPORTS:  # untimed: writes any missing .pyc files
+        _import_seconds(statement)
+    times: dict[str, list[float]] = {statement: [] for statement, _, _ in IMPORTS}
+    for index in range(plan.import_runs):
+        for statement, _, _ in IMPORTS:
+            times[statement].append(_import_seconds(statement))
+        print(f"{NAME} import time: round {index + 1}/{plan.import_runs}", file=sys.stderr)
+    official = statistics.median(times["import acp"])
+    rows: list[list[str]] = []
+    for statement, description, _ in IMPORTS:
+        values = times[statement]
+        median = statistics.median(values)
+        rows.append(
+            [
+                f"`{statement}`",
+                description,
+                _ms(median),
+                f"{_ms(min(values))} - {_ms(max(values))}",
+                format_ratio(official / median),
+            ]
+        )
+    table = render_table(
+        ["import", "what", "median", "range", "speed-up vs `import acp`"],
+        rows,
+        align={2: "r", 3: "r", 4: "r"},
+    )
+    return [
+        "### Import time (fresh interpreter per measurement)",
+        "",
+        table,
+        "",
+        f"- {plan.import_runs} rounds, statements alternating; each is timed inside the "
+        "child with `time.perf_counter()` (interpreter start-up excluded), from a "
+        "directory outside the repository.",
+    ]
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.1f} ms"
+
+
+# -- the benchmark ------------------------------------------------------------------
+
+
+def _load_average() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
+
+
+def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
+    return [
+        f"Machine load average before / after: {load_before}; {load_after} "
+        f"({os.cpu_count()} CPUs). Client and agent share these CPUs, so other work on the "
+        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        f"Mode: {plan.mode} — {plan.runs} runs per contender per load, contenders "
+        "alternating run by run; each run launches a fresh agent process, initializes and "
+        "opens one session per prompt in flight (untimed), warms up (untimed), then times "
+        "a fixed count of prompts with N closed-loop callers, each on its own session.",
+        f"Workload: `session/prompt` with one text block; the agent answers with {CHUNKS} "
+        "`session/update` notifications (`agent_message_chunk`, text `chunk <i> `) and "
+        'then `{"stopReason": "end_turn"}`. Every call checks that the stop reason is '
+        f"`end_turn` and that the client had handled exactly {CHUNKS} chunks of that "
+        "session, the last one being the last text, by the time the prompt returned.",
+        "Agents: `bench/servers/acp_rpcweave_agent.py` (`acp_layer.Agent`, "
+        "`run_agent_stdio`, `AgentConnection.send_text`), "
+        "`bench/servers/acp_official_agent.py` (`acp.run_agent`, "
+        "`conn.session_update(update_agent_message_text(...))`), "
+        "`bench/servers/acp_floor_agent.py` (standard library; one `write` + `flush` per "
+        "message). Clients: rpcweave `acp_layer.spawn_agent` + `Client` subclass; official "
+        "`acp.spawn_agent_process` + a client object (`initialize` and `session/new` "
+        "untimed); floor a hand-written asyncio NDJSON client (1 in flight: write, read "
+        "lines to the response; 8 in flight: a reader task).",
+        "`vs official` = median prompts/s ÷ official → official's; `vs floor` = ÷ the "
+        "floor's. Latencies are the median over runs of each run's p50/p99. CPU/prompt = "
+        "CPU time (user + system) of the client process (this one) and of the agent "
+        "process during the timed prompts ÷ prompts, median over runs. The target "
+        "(rpcweave → rpcweave ≥ 3x official → official, 1 prompt in flight) comes from the "
+        "issue; 8 in flight is reported only. A MISS is reported, never raised.",
+    ]
+
+
+def run(*, quick: bool = False) -> str:
+    """Run every section and return the Markdown report."""
+    plan = make_plan(quick)
+    CPU_PER_CALL.clear()
+    load_before = _load_average()
+    sections = [*_throughput_section(plan), "", *_import_section(plan)]
+    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
+    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+
+
+if __name__ == "__main__":  # pragma: no cover - convenience entry point
+    sys.stdout.write(run(quick="--quick" in sys.argv[1:]) + "\n")

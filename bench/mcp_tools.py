@@ -1,0 +1,773 @@
+"""MCP benchmark: rpcweave's `mcp_layer` against the official `mcp` SDK, in one run.
+
+Workloads, each over stdio and over Streamable HTTP:
+
+* ``tools/call`` of ``echo(text: str) -> str`` with one request in flight and with 32;
+* ``tools/list`` of a server with 100 tools (one request in flight).
+
+Contenders per workload are the four client -> server pairs: rpcweave -> rpcweave,
+official -> official, and the cross pairs official -> rpcweave and rpcweave -> official,
+so the table shows whether the time goes to the client or to the server. Both servers
+(``bench/servers/``) declare the same tools from ``bench/servers/mcp_toolset.py``.
+
+Also measured: cold start (process launch to the first ``tools/call`` response, per
+pair and transport), each server process's peak RSS (``VmHWM``), and import time of
+``mcp_layer`` against ``mcp`` and the official server module (fresh interpreters).
+
+Every timed run starts a fresh server process (untimed), connects and initializes
+(untimed), warms up, times a fixed number of calls, reads the server's peak RSS, then
+shuts everything down (untimed). Contenders alternate run by run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO, cast
+
+from ._harness import (
+    Contender,
+    Sample,
+    Summary,
+    format_latency,
+    format_rate,
+    format_ratio,
+    measure,
+    render_table,
+    run_alternating,
+    summarize,
+    verdict,
+)
+
+__all__ = ["NAME", "TITLE", "run"]
+
+NAME = "mcp"
+TITLE = "MCP tools/call and tools/list: rpcweave against the official `mcp` SDK"
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
+
+RPCWEAVE = "rpcweave"
+OFFICIAL = "official"
+SERVER_SCRIPTS = {
+    RPCWEAVE: SERVERS_DIR / "mcp_rpcweave_server.py",
+    OFFICIAL: SERVERS_DIR / "mcp_official_server.py",
+}
+STDIO = "stdio"
+HTTP = "http"
+TRANSPORT_LABELS = {STDIO: "stdio", HTTP: "Streamable HTTP"}
+
+TOOL_COUNT = 100
+ECHO_ARGUMENTS: dict[str, Any] = {"text": "hello"}
+HTTP_STARTUP_TIMEOUT = 30.0
+HTTP_SHUTDOWN_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A client implementation talking to a server implementation."""
+
+    client: str
+    server: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.client} → {self.server}"
+
+
+OURS = Pair(RPCWEAVE, RPCWEAVE)
+THEIRS = Pair(OFFICIAL, OFFICIAL)
+PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
+"""Ours first, the baseline second, then the cross pairs."""
+
+
+# -- plan ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """One row group of the report: what is called, how, and what rpcweave must reach."""
+
+    transport: str
+    operation: str  # "tools/call" or "tools/list"
+    in_flight: int
+    calls: int
+    warmup: int
+    target: float | None = None
+    """Required ratio rpcweave → rpcweave ÷ official → official (None: reported only)."""
+    later_target: float | None = None
+    """A target announced for later; shown, never judged."""
+
+    @property
+    def label(self) -> str:
+        what = "tools/list (100 tools)" if self.operation == "tools/list" else "tools/call echo"
+        return f"{TRANSPORT_LABELS[self.transport]}, {what}, {self.in_flight} in flight"
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything that differs between a full run and a ``--quick`` smoke run."""
+
+    mode: str
+    runs: int
+    workloads: tuple[Workload, ...]
+    cold_runs: int
+    import_runs: int
+
+
+def make_plan(quick: bool) -> Plan:
+    """The full plan, or a much shorter one for smoke tests."""
+    if quick:
+        return Plan(
+            mode="quick",
+            runs=2,
+            workloads=(
+                Workload(STDIO, "tools/call", 1, 300, 30, target=5.0),
+                Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0),
+                Workload(STDIO, "tools/list", 1, 60, 5, target=3.0),
+                Workload(HTTP, "tools/call", 1, 150, 20),
+                Workload(HTTP, "tools/call", 32, 500, 64),
+                Workload(HTTP, "tools/list", 1, 40, 5, target=3.0),
+            ),
+            cold_runs=2,
+            import_runs=5,
+        )
+    return Plan(
+        mode="full",
+        runs=5,
+        workloads=(
+            Workload(STDIO, "tools/call", 1, 2_000, 200, target=5.0),
+            Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0),
+            Workload(STDIO, "tools/list", 1, 300, 20, target=3.0),
+            Workload(HTTP, "tools/call", 1, 800, 100),
+            Workload(HTTP, "tools/call", 32, 3_000, 320),
+            Workload(HTTP, "tools/list", 1, 200, 20, target=3.0),
+        ),
+        cold_runs=7,
+        import_runs=15,
+    )
+
+
+# -- checks -------------------------------------------------------------------------
+
+
+def _check_echo(result: Any, pair: Pair) -> None:
+    """Fail loudly when a contender does not echo (a broken benchmark, not a slow one)."""
+    content = getattr(result, "content", None) or []
+    text = getattr(content[0], "text", None) if content else None
+    if getattr(result, "is_error", False) or text != ECHO_ARGUMENTS["text"]:
+        raise RuntimeError(f"{pair.name}: echo returned {result!r}")
+
+
+def _check_listing(result: Any, pair: Pair) -> None:
+    tools = getattr(result, "tools", None) or []
+    names = {tool.name for tool in tools}
+    if len(tools) != TOOL_COUNT or "echo" not in names or getattr(result, "next_cursor", None):
+        raise RuntimeError(f"{pair.name}: tools/list gave {len(tools)} tools, one page expected")
+
+
+# -- processes ----------------------------------------------------------------------
+
+
+def _server_pid(script: Path) -> int | None:
+    """The pid of our child process running ``script`` (the server), if exactly one."""
+    me = os.getpid()
+    found: list[int] = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                stat = handle.read()
+            # Fields after the command name, which is in parentheses and may hold spaces.
+            ppid = int(stat[stat.rindex(b")") + 2 :].split()[1])
+            if ppid != me:
+                continue
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if str(script).encode() in handle.read():
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found[0] if len(found) == 1 else None
+
+
+def _peak_rss_kib(pid: int | None) -> float:
+    """``VmHWM`` (peak resident set size, KiB) of a live process; NaN if unknown."""
+    if pid is None:
+        return math.nan
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return math.nan
+
+
+def _tail(log: TextIO, lines: int = 6) -> str:
+    try:
+        log.flush()
+        log.seek(0)
+        return " | ".join(log.read().strip().splitlines()[-lines:])
+    except (OSError, ValueError):
+        return ""
+
+
+@asynccontextmanager
+async def _http_server(server: str, log: TextIO) -> AsyncIterator[tuple[str, int]]:
+    """Start a fixture server with ``--http``; yield its ``/mcp`` URL and pid; stop it."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(SERVER_SCRIPTS[server]),
+        "--http",
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=log,
+        cwd=REPO_ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), HTTP_STARTUP_TIMEOUT)
+        word, _, port = line.decode().partition(" ")
+        if word != "LISTENING" or not port.strip().isdigit():
+            raise RuntimeError(f"{server} HTTP server did not start: {line!r}; {_tail(log)}")
+        yield f"http://127.0.0.1:{int(port)}/mcp", process.pid
+    finally:
+        if process.returncode is None:
+            process.send_signal(signal.SIGINT)
+            try:
+                await asyncio.wait_for(process.wait(), HTTP_SHUTDOWN_TIMEOUT)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+def _scratch_log() -> TextIO:
+    """A temporary file for a server's stderr (shown in the error if a run fails)."""
+    return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8"))
+
+
+# -- sessions -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Session:
+    """An initialized session, whichever SDK is on each end."""
+
+    call_echo: Callable[[], Any]
+    list_tools: Callable[[], Any]
+    server_pid: int | None
+
+
+def _session_calls(session: Any) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """``call_tool("echo", ...)`` and ``list_tools()``; both SDKs spell them alike."""
+
+    def call_echo() -> Any:
+        return session.call_tool("echo", ECHO_ARGUMENTS)
+
+    def list_tools() -> Any:
+        return session.list_tools()
+
+    return call_echo, list_tools
+
+
+@asynccontextmanager
+async def open_session(pair: Pair, transport: str, log: TextIO) -> AsyncIterator[Session]:
+    """Launch ``pair.server`` and open an initialized ``pair.client`` session to it."""
+    script = SERVER_SCRIPTS[pair.server]
+    if transport == STDIO:
+        if pair.client == RPCWEAVE:
+            from mcp_layer import connect_stdio
+
+            command = [sys.executable, str(script)]
+            async with connect_stdio(command, cwd=str(REPO_ROOT)) as session:
+                yield Session(*_session_calls(session), _server_pid(script))
+        else:
+            from mcp import ClientSession, StdioServerParameters, stdio_client
+
+            params = StdioServerParameters(
+                command=sys.executable, args=[str(script)], cwd=str(REPO_ROOT)
+            )
+            async with (
+                stdio_client(params, errlog=log) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                yield Session(*_session_calls(session), _server_pid(script))
+        return
+    async with _http_server(pair.server, log) as (url, pid):
+        if pair.client == RPCWEAVE:
+            from mcp_layer import connect_http
+
+            async with connect_http(url) as session:
+                yield Session(*_session_calls(session), pid)
+        else:
+            from mcp import ClientSession
+            from mcp.client.streamable_http import streamable_http_client
+
+            async with (
+                streamable_http_client(url) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                yield Session(*_session_calls(session), pid)
+
+
+# -- throughput ---------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Footprint:
+    """Peak RSS per (server, transport), in KiB, from every run that used that server."""
+
+    after_first_call: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+    after_workload: dict[tuple[str, str], list[float]] = field(default_factory=dict)
+
+    @staticmethod
+    def add(table: dict[tuple[str, str], list[float]], key: tuple[str, str], kib: float) -> None:
+        if math.isfinite(kib):
+            table.setdefault(key, []).append(kib)
+
+
+async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint) -> Sample:
+    """One run of one pair: launch, connect, check, warm up, time, read RSS, shut down."""
+    with _scratch_log() as log:
+        try:
+            async with open_session(pair, workload.transport, log) as session:
+                if workload.operation == "tools/list":
+                    call = session.list_tools
+                    _check_listing(await call(), pair)
+                else:
+                    call = session.call_echo
+                    _check_echo(await call(), pair)
+                sample = await measure(
+                    call,
+                    warmup=workload.warmup,
+                    calls=workload.calls,
+                    concurrency=workload.in_flight,
+                )
+                key = (pair.server, workload.transport)
+                Footprint.add(footprint.after_workload, key, _peak_rss_kib(session.server_pid))
+                return sample
+        except Exception as exc:
+            detail = f"{pair.name} over {workload.transport} failed: {exc!r}; {_tail(log)}"
+            raise RuntimeError(detail) from exc
+
+
+def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
+    baseline = summaries[THEIRS.name]
+    rows: list[list[str]] = []
+    for pair in PAIRS:
+        summary = summaries[pair.name]
+        ratio = summary.median_rate / baseline.median_rate
+        target = result = "—"
+        if pair == OURS and workload.target is not None:
+            target, result = f"≥ {workload.target:g}x", verdict(ratio, workload.target)
+        elif pair == OURS and workload.later_target is not None:
+            target = f"(later ≥ {workload.later_target:g}x)"
+            result = f"({verdict(ratio, workload.later_target)})"
+        rows.append(
+            [
+                workload.label,
+                pair.name,
+                f"{summary.runs} x {summary.calls:,}",
+                format_rate(summary.median_rate),
+                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
+                format_latency(summary.p50_latency),
+                format_latency(summary.p99_latency),
+                format_ratio(ratio),
+                target,
+                result,
+            ]
+        )
+    return rows
+
+
+def _attribution_row(workload: Workload, summaries: dict[str, Summary]) -> list[str]:
+    """Speed-ups from swapping in rpcweave on one side, with the official SDK on the other."""
+    rate = {pair: summaries[pair.name].median_rate for pair in PAIRS}
+    base = rate[THEIRS]
+    return [
+        workload.label,
+        format_ratio(rate[Pair(OFFICIAL, RPCWEAVE)] / base),
+        format_ratio(rate[Pair(RPCWEAVE, OFFICIAL)] / base),
+        format_ratio(rate[OURS] / base),
+    ]
+
+
+def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
+    rows: list[list[str]] = []
+    attribution: list[list[str]] = []
+    failures: list[str] = []
+    for workload in plan.workloads:
+
+        def runner(pair: Pair, workload: Workload = workload) -> Callable[[], Sample]:
+            return lambda: asyncio.run(_workload_sample(pair, workload, footprint))
+
+        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
+        try:
+            samples = run_alternating(contenders, plan.runs, label=f"{NAME} {workload.label}")
+        except Exception as exc:  # a broken contender: report it, go on with the rest
+            print(f"{NAME} {workload.label}: FAILED: {exc}", file=sys.stderr, flush=True)
+            failures.append(f"{workload.label}: {_one_line(exc)}")
+            rows.append([workload.label, "(all pairs)", *["—"] * 7, "FAILED"])
+            continue
+        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
+        rows.extend(_workload_rows(workload, summaries))
+        attribution.append(_attribution_row(workload, summaries))
+    table = render_table(
+        [
+            "workload",
+            "client → server",
+            "runs x calls",
+            "median req/s",
+            "range req/s",
+            "p50 latency",
+            "p99 latency",
+            "vs official",
+            "target",
+            "result",
+        ],
+        rows,
+        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r"},
+    )
+    where = render_table(
+        [
+            "workload",
+            "rpcweave server only (official → rpcweave)",
+            "rpcweave client only (rpcweave → official)",
+            "both (rpcweave → rpcweave)",
+        ],
+        attribution,
+        align={1: "r", 2: "r", 3: "r"},
+    )
+    failed = [f"- FAILED {failure}" for failure in failures]
+    return [
+        "### Throughput",
+        "",
+        table,
+        *(["", *failed] if failed else []),
+        "",
+        "### Where the time goes",
+        "",
+        "Median req/s of each pair ÷ official → official, same workload and run.",
+        "",
+        where,
+    ]
+
+
+# -- cold start and footprint ---------------------------------------------------------
+
+
+async def _cold_start(pair: Pair, transport: str, footprint: Footprint) -> float:
+    """Seconds from launching the server to the first ``tools/call`` response."""
+    with _scratch_log() as log:
+        started = time.perf_counter()
+        try:
+            async with open_session(pair, transport, log) as session:
+                result = await session.call_echo()
+                elapsed = time.perf_counter() - started
+                _check_echo(result, pair)
+                kib = _peak_rss_kib(session.server_pid)
+                Footprint.add(footprint.after_first_call, (pair.server, transport), kib)
+                return elapsed
+        except Exception as exc:
+            detail = f"{pair.name} cold start over {transport} failed: {exc!r}; {_tail(log)}"
+            raise RuntimeError(detail) from exc
+
+
+def _cold_start_section(plan: Plan, footprint: Footprint) -> list[str]:
+    times: dict[tuple[Pair, str], list[float]] = {(p, t): [] for t in (STDIO, HTTP) for p in PAIRS}
+    failures: dict[tuple[Pair, str], str] = {}
+    for index in range(plan.cold_runs):
+        for transport in (STDIO, HTTP):
+            for pair in PAIRS:
+                if (pair, transport) in failures:
+                    continue
+                try:
+                    seconds = asyncio.run(_cold_start(pair, transport, footprint))
+                except Exception as exc:  # reported in the table; the others go on
+                    failures[(pair, transport)] = _one_line(exc)
+                    print(
+                        f"{NAME} cold start {pair.name} {transport}: FAILED: {exc}", file=sys.stderr
+                    )
+                    continue
+                times[(pair, transport)].append(seconds)
+                print(
+                    f"{NAME} cold start: run {index + 1}/{plan.cold_runs} {pair.name} "
+                    f"{transport}: {seconds * 1000:,.0f} ms",
+                    file=sys.stderr,
+                    flush=True,
+                )
+    rows: list[list[str]] = []
+    for transport in (STDIO, HTTP):
+        base_values = times[(THEIRS, transport)]
+        baseline = statistics.median(base_values) if base_values else math.nan
+        for pair in PAIRS:
+            values = times[(pair, transport)]
+            if not values:
+                error = failures.get((pair, transport), "no runs")
+                rows.append([TRANSPORT_LABELS[transport], pair.name, "0", "FAILED", error, "—"])
+                continue
+            median = statistics.median(values)
+            rows.append(
+                [
+                    TRANSPORT_LABELS[transport],
+                    pair.name,
+                    str(len(values)),
+                    _ms(median),
+                    f"{_ms(min(values))} - {_ms(max(values))}",
+                    format_ratio(baseline / median),
+                ]
+            )
+    table = render_table(
+        ["transport", "client → server", "runs", "median", "range", "speed-up vs official"],
+        rows,
+        align={2: "r", 3: "r", 4: "r", 5: "r"},
+    )
+    return ["### Cold start: server launch to first tools/call response", "", table]
+
+
+def _footprint_section(footprint: Footprint) -> list[str]:
+    rows: list[list[str]] = []
+    for transport in (STDIO, HTTP):
+        for server in (RPCWEAVE, OFFICIAL):
+            first = footprint.after_first_call.get((server, transport), [])
+            after = footprint.after_workload.get((server, transport), [])
+            rows.append(
+                [
+                    server,
+                    TRANSPORT_LABELS[transport],
+                    _mib(statistics.median(first)) if first else "n/a",
+                    _mib(statistics.median(after)) if after else "n/a",
+                    _mib(max(after)) if after else "n/a",
+                    str(len(after)),
+                ]
+            )
+    table = render_table(
+        [
+            "server",
+            "transport",
+            "after first call (median)",
+            "after a timed run (median)",
+            "after a timed run (max)",
+            "runs",
+        ],
+        rows,
+        align={2: "r", 3: "r", 4: "r", 5: "r"},
+    )
+    return ["### Peak RSS of each server process (VmHWM)", "", table]
+
+
+def _one_line(exc: BaseException, limit: int = 300) -> str:
+    text = " ".join(str(exc).split()).replace("|", "/")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _ms(seconds: float) -> str:
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def _mib(kib: float) -> str:
+    return f"{kib / 1024:,.1f} MiB"
+
+
+# -- import time --------------------------------------------------------------------
+
+IMPORT_TARGET_SECONDS = 0.200
+IMPORTS: tuple[tuple[str, str], ...] = (
+    ("mcp_layer", "rpcweave MCP (client and server)"),
+    ("jsonrpc_core", "rpcweave JSON-RPC core"),
+    ("mcp", "official SDK package (client, stdio)"),
+    ("mcp.server.mcpserver", "official high-level server"),
+)
+_TIMER = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
+
+
+def _import_seconds(module: str) -> tuple[float, float]:
+    """(import only, whole process) in seconds, in a fresh interpreter."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _TIMER.format(module)],
+        cwd=tempfile.gettempdir(),  # not the repository: no accidental local imports
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    wall = time.perf_counter() - started
+    return float(done.stdout.strip()), wall
+
+
+def _interpreter_seconds() -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-c", "pass"], cwd=tempfile.gettempdir(), check=True, timeout=60
+    )
+    return time.perf_counter() - started
+
+
+def _importtime_breakdown(module: str, top: int = 8) -> list[tuple[str, float]]:
+    """The largest cumulative entries one or two levels below ``module`` in
+    ``python -X importtime -c 'import module'`` (cumulative times nest)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    # Lines come children first: the subtree of a top-level import is the run of nested
+    # lines just before its own (depth 0) line.
+    pending: list[tuple[str, float]] = []
+    entries: list[tuple[str, float]] = []
+    for line in done.stderr.splitlines():
+        parts = line.removeprefix("import time:").split("|")
+        if len(parts) != 3 or not parts[1].strip().isdigit():
+            continue
+        # The name column is one space, then two spaces per nesting level.
+        depth = (len(parts[2]) - len(parts[2].lstrip(" ")) - 1) // 2
+        name = parts[2].strip()
+        if depth == 0:
+            if name == module:
+                entries = pending
+            pending = []
+        elif depth in (1, 2):
+            pending.append((name, int(parts[1]) / 1e6))
+    entries.sort(key=lambda item: item[1], reverse=True)
+    return entries[:top]
+
+
+def _import_section(plan: Plan) -> list[str]:
+    for module, _ in IMPORTS:  # untimed: writes any missing .pyc files
+        _import_seconds(module)
+    imports: dict[str, list[float]] = {module: [] for module, _ in IMPORTS}
+    walls: dict[str, list[float]] = {module: [] for module, _ in IMPORTS}
+    interpreter: list[float] = []
+    for index in range(plan.import_runs):
+        interpreter.append(_interpreter_seconds())
+        for module, _ in IMPORTS:
+            seconds, wall = _import_seconds(module)
+            imports[module].append(seconds)
+            walls[module].append(wall)
+        print(f"{NAME} import time: round {index + 1}/{plan.import_runs}", file=sys.stderr)
+    base = statistics.median(interpreter)
+    rows: list[list[str]] = []
+    for module, description in IMPORTS:
+        median = statistics.median(imports[module])
+        is_ours = module == "mcp_layer"
+        rows.append(
+            [
+                f"`import {module}`",
+                description,
+                _ms(median),
+                f"{_ms(min(imports[module]))} - {_ms(max(imports[module]))}",
+                _ms(statistics.median(walls[module])),
+                f"< {IMPORT_TARGET_SECONDS * 1000:.0f} ms" if is_ours else "—",
+                ("PASS" if median < IMPORT_TARGET_SECONDS else "MISS") if is_ours else "—",
+            ]
+        )
+    table = render_table(
+        [
+            "import",
+            "what",
+            "median import",
+            "range",
+            "median process wall",
+            "target",
+            "result",
+        ],
+        rows,
+        align={2: "r", 3: "r", 4: "r"},
+    )
+    breakdown = ", ".join(
+        f"`{name}` {_ms(seconds)}" for name, seconds in _importtime_breakdown("mcp_layer")
+    )
+    return [
+        "### Import time (fresh interpreter per measurement)",
+        "",
+        table,
+        "",
+        f"- {plan.import_runs} rounds, modules alternating; `import` is timed inside the "
+        "child with `time.perf_counter()` (interpreter start-up excluded); "
+        f"`process wall` is the whole `python -c 'import …'` (`python -c pass` alone: "
+        f"{_ms(base)}).",
+        f"- Largest cumulative entries under `import mcp_layer` (`-X importtime`, one run): "
+        f"{breakdown}.",
+    ]
+
+
+# -- the benchmark ------------------------------------------------------------------
+
+
+def _load_average() -> str:
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
+
+
+def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
+    return [
+        f"Machine load average before / after the run: {load_before}; {load_after} "
+        f"({os.cpu_count()} CPUs). Client and server share these CPUs, so other work on the "
+        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        f"Mode: {plan.mode} — {plan.runs} runs per pair per workload, pairs alternating "
+        "run by run; each run launches a fresh server process and opens a fresh, "
+        "initialized session (untimed), warms up (untimed), then times a fixed count of "
+        "calls with N closed-loop callers. Latencies are the median over runs of each "
+        "run's p50/p99.",
+        "`vs official` = median req/s ÷ official → official median req/s; the target "
+        "applies to rpcweave → rpcweave only. A MISS is reported, never raised.",
+        "Servers: `bench/servers/mcp_rpcweave_server.py` (`mcp_layer.MCPServer`) and "
+        "`bench/servers/mcp_official_server.py` (`mcp.server.mcpserver.MCPServer`, the "
+        "former FastMCP), both with `echo(text: str) -> str` plus the same 99 other tools "
+        "(`bench/servers/mcp_toolset.py`), declared the same way (plain functions). Over "
+        "HTTP both run under uvicorn with the same settings (stateful Streamable HTTP at "
+        "/mcp, SSE responses, 127.0.0.1).",
+        "Clients: rpcweave = `mcp_layer.connect_stdio` / `connect_http`; official = "
+        "`mcp.stdio_client` / `mcp.client.streamable_http.streamable_http_client` + "
+        "`mcp.ClientSession`. The official client validates `structuredContent` against "
+        "the tool's output schema on every call and lists tools once first (in warm-up); "
+        "rpcweave does not validate results against output schemas.",
+    ]
+
+
+def run(*, quick: bool = False) -> str:
+    """Run every section and return the Markdown report."""
+    plan = make_plan(quick)
+    footprint = Footprint()
+    load_before = _load_average()
+    sections = [
+        *_throughput_section(plan, footprint),
+        "",
+        *_cold_start_section(plan, footprint),
+        "",
+        *_footprint_section(footprint),
+        "",
+        *_import_section(plan),
+    ]
+    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
+    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+
+
+def _main(argv: Sequence[str]) -> None:  # pragma: no cover - convenience entry point
+    sys.stdout.write(run(quick="--quick" in argv) + "\n")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    _main(sys.argv[1:])
