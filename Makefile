@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := jsonrpc_core mcp_layer acp_layer a2a_layer rpcweave
 
-.PHONY: setup test lint typecheck pytest demo bench conformance clean
+.PHONY: setup test lint typecheck pytest demo bench conformance clean postgres-up postgres-down soak
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -37,6 +37,24 @@ bench: setup
 # The official MCP conformance suite (npm), server and client mode; tools go to .tools/.
 conformance: setup
 	$(PY) scripts/conformance.py
+
+# A throwaway PostgreSQL on 127.0.0.1 for the scale-out tests and bench/a2a_replicas.py:
+# `make postgres-up && . ./.postgres.env`, later `make postgres-down`. (Without it, the
+# tests start one of their own when PostgreSQL's server programs are installed.)
+postgres-up:
+	bash scripts/postgres.sh up > .postgres.env
+	@cat .postgres.env
+
+postgres-down:
+	@if [ -f .postgres.env ]; then . ./.postgres.env && bash scripts/postgres.sh down "$$RPCWEAVE_PG_DIR"; fi
+	rm -f .postgres.env
+
+# Heavier reliability runs, not part of `make test` (a few minutes): the fuzzers with
+# 10x the inputs and 10 MB strings, then the load soak (1,000 MCP sessions and 1,000
+# streamed A2A tasks against one server process each, then idle), printing its figures.
+soak: setup
+	RPCWEAVE_SOAK=1 $(PY) -m pytest -q -s tests/test_reliability_params.py tests/test_reliability_servers.py
+	$(PY) tests/soak/load.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
