@@ -83,7 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     names = [args.only] if args.only else list(BENCHMARKS)
     for name in names:
         document = _document(name, _load(name)(quick=args.quick), args.quick)
-        path = RESULTS_DIR / f"{name}.md"
+        # A smoke run must not overwrite the figures of a full run.
+        path = RESULTS_DIR / (f"{name}.quick.md" if args.quick else f"{name}.md")
         _write(path, document)
         sys.stdout.write(document)
         sys.stdout.flush()
