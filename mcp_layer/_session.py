@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jsonrpc_core import (
+    HTTPRequestInfo,
     InvalidParams,
     InvalidRequest,
     JsonRpcError,
@@ -296,6 +297,11 @@ class ServerSession:
         return EmptyResult()
 
     def _cancelled(self, params: CancelledNotificationParams, ctx: RequestContext) -> None:
+        if isinstance(ctx.info, HTTPRequestInfo) and ctx.info.session_id is None:
+            # A POST without a session shares its connection with every other client,
+            # under remapped ids: a client-chosen id could name someone else's request.
+            # There, closing the response stream is the cancellation.
+            return
         if params.request_id is not None and self.peer is not None:
             self.peer.cancel_incoming(params.request_id)
 
@@ -337,7 +343,7 @@ class ServerSession:
         binding: dict[str, Any] = {
             "m": method,
             "t": target,
-            "a": canonical_digest(arguments),
+            "a": canonical_digest(arguments or {}),  # absent and empty are the same call
         }
         principal = self.server.request_state.principal_id(getattr(ctx.info, "principal", None))
         if principal is not None:

@@ -328,7 +328,19 @@ async def test_auto_falls_back_to_the_handshake_against_an_older_server() -> Non
                 await client.ping()
 
 
-async def test_auto_over_stdio_against_both_eras(tmp_path: Path) -> None:
+LEGACY_ONLY_STDIO = """
+from mcp_layer import MCPServer
+server = MCPServer("old-timer", modern=False)
+
+@server.tool()
+def hello() -> str:
+    return "hello from the handshake era"
+
+server.run()
+"""
+
+
+async def test_auto_over_stdio_against_both_eras() -> None:
     with anyio.fail_after(30):
         async with connect_stdio(
             [sys.executable, str(EVERYTHING), "--stdio"], protocol_version="auto"
@@ -338,6 +350,13 @@ async def test_auto_over_stdio_against_both_eras(tmp_path: Path) -> None:
             assert result.content[0] == TextContent(
                 text="This is a simple text response for testing."
             )
+        async with connect_stdio(
+            [sys.executable, "-c", LEGACY_ONLY_STDIO], protocol_version="auto"
+        ) as client:
+            assert client.era == "handshake"
+            assert client.server_info is not None and client.server_info.name == "old-timer"
+            result = await client.call_tool("hello", {})
+            assert result.content[0] == TextContent(text="hello from the handshake era")
 
 
 async def test_a_modern_only_client_refuses_an_older_server() -> None:

@@ -786,3 +786,45 @@ def payload_json(payload: Any) -> str:
     from jsonrpc_core import encode
 
     return encode(payload).decode()
+
+
+async def test_a_posted_cancellation_cannot_reach_another_clients_request() -> None:
+    started, release = anyio.Event(), anyio.Event()
+    server = MCPServer("shared")
+
+    @server.tool()
+    async def slow() -> str:
+        started.set()
+        await release.wait()
+        return "finished"
+
+    async with asgi_client(server.asgi_app()) as http:
+        client = ModernHTTP(http)
+        with anyio.fail_after(10):
+            async with anyio.create_task_group() as task_group:
+                answers: list[Answer] = []
+
+                async def call() -> None:
+                    answers.append(await client.post("tools/call", {"name": "slow"}, request_id=1))
+
+                task_group.start_soon(call)
+                await started.wait()
+                # Another client names id 1 (ids are remapped on the shared connection).
+                cancel = await client.send_raw(
+                    json.dumps(
+                        {
+                            "jsonrpc": "2.0",
+                            "method": "notifications/cancelled",
+                            "params": {"requestId": 1, "_meta": envelope()},
+                        }
+                    ).encode(),
+                    {
+                        "content-type": "application/json",
+                        "accept": "application/json, text/event-stream",
+                        "mcp-protocol-version": VERSION,
+                        "mcp-method": "notifications/cancelled",
+                    },
+                )
+                assert cancel.status == 202
+                release.set()
+    assert text(answers[0]) == "finished"
