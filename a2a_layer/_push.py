@@ -171,7 +171,7 @@ class PushDispatcher:
 
     def publish(self, tenant: str, task_id: str, event: StreamResponse) -> None:
         """Queue ``event`` for every webhook of the task (never blocks; rule 3)."""
-        if self._task_group is None:
+        if self._task_group is None or self._task_group.cancel_scope.cancel_called:
             logger.warning("push delivery is not running; event for task %s dropped", task_id)
             return
         key = (tenant, task_id)

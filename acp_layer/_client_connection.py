@@ -15,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -166,6 +167,7 @@ class ClientConnection:
     ) -> s.NewSessionResponse:
         """Create a session working in ``cwd`` (an absolute path)."""
         self._require(True, "session/new")
+        _check_absolute(cwd)
         self._check_mcp_servers(mcp_servers)
         self._check_directories(additional_directories)
         request = s.NewSessionRequest(
@@ -327,3 +329,9 @@ class ClientConnection:
                 {"sessionId": session_id},
             )
         return session
+
+
+def _check_absolute(cwd: str) -> None:
+    """The spec requires an absolute working directory; refuse before sending."""
+    if not os.path.isabs(cwd):
+        raise ValueError(f"cwd must be an absolute path, not {cwd!r}")

@@ -155,6 +155,18 @@ async def test_permission_denied_leaves_the_file_alone(tmp_path: Path) -> None:
     agent_check.assert_valid()
 
 
+@pytest.mark.anyio
+async def test_a_relative_working_directory_is_refused_before_sending(tmp_path: Path) -> None:
+    client = LocalClient()
+    with anyio.fail_after(10):
+        async with connected(demo.DemoAgent(), client) as (conn, _agent_check, client_check):
+            with pytest.raises(ValueError, match="absolute"):
+                await conn.new_session("relative/dir")
+            assert not client_check.sent("session/new")
+            sid = (await conn.new_session(str(tmp_path))).session_id
+    assert sid
+
+
 # --- terminals --------------------------------------------------------------------------------
 
 
