@@ -535,10 +535,17 @@ class Peer:
     async def _worker(self) -> None:
         """Serve queued requests one after another (workers are reused, not respawned)."""
         receive = self._work_receive.receive
+        receive_nowait = self._work_receive.receive_nowait
         try:
             while True:
                 try:
-                    request, info, scope = await receive()
+                    # Queued work is taken at once: receive() would first yield to the loop.
+                    request, info, scope = receive_nowait()
+                except anyio.WouldBlock:
+                    try:
+                        request, info, scope = await receive()
+                    except (anyio.EndOfStream, anyio.ClosedResourceError):
+                        return
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
                 response = await self._call_handler(request, info, scope)
