@@ -13,6 +13,7 @@ Rules:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import stat
@@ -25,6 +26,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import sniffio
 
 from ._bytestream import NdjsonStream
 from ._errors import TransportError
@@ -51,8 +53,18 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
         if self._pollable:
             os.set_blocking(fd, False)
         self._closed = False
+        self._reader: _AsyncioFdReader | None = None
+        self._backend_checked = False
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
+        if not self._backend_checked:
+            self._backend_checked = True
+            if self._pollable and sniffio.current_async_library() == "asyncio":
+                self._reader = _AsyncioFdReader(self._fd)
+        if self._reader is not None:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            return await self._reader.receive(max_bytes)
         while True:
             if self._closed:
                 raise anyio.ClosedResourceError
@@ -68,11 +80,89 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
     async def aclose(self) -> None:
         if not self._closed:
             self._closed = True
-            if self._pollable:
+            if self._reader is not None:
+                self._reader.close()
+            elif self._pollable:
                 anyio.notify_closing(self._fd)
+            if self._pollable:
                 os.set_blocking(self._fd, self._was_blocking)
             if self._close_fd:
                 os.close(self._fd)
+
+
+class _AsyncioFdReader:
+    """asyncio only: keeps the descriptor registered with the loop for its whole life.
+
+    ``anyio.wait_readable`` registers and unregisters the descriptor on every wait (two
+    ``epoll_ctl`` calls and a future per message). Here the loop's callback reads what is
+    there into a buffer and wakes the one waiting reader; past ``_HIGH_WATER`` buffered
+    bytes it stops reading until the consumer catches up, so memory stays bounded.
+    """
+
+    _HIGH_WATER = 4 * 1024 * 1024
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+        self._loop = asyncio.get_running_loop()
+        self._buffer = bytearray()
+        self._eof = False
+        self._error: BaseException | None = None
+        self._closed = False
+        self._waiter: asyncio.Future[None] | None = None
+        self._reading = True
+        self._loop.add_reader(fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            data = os.read(self._fd, 65536)
+        except BlockingIOError:
+            return
+        except OSError as exc:
+            self._error, data = exc, b""
+        if data:
+            self._buffer += data
+            if len(self._buffer) > self._HIGH_WATER:
+                self._pause()
+        else:
+            self._eof = True
+            self._pause()
+        self._wake()
+
+    def _pause(self) -> None:
+        if self._reading:
+            self._reading = False
+            self._loop.remove_reader(self._fd)
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    async def receive(self, max_bytes: int) -> bytes:
+        while not self._buffer:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            if self._eof:
+                if self._error is not None:
+                    raise anyio.BrokenResourceError from self._error
+                raise anyio.EndOfStream
+            self._waiter = self._loop.create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+        data = bytes(self._buffer[:max_bytes])
+        del self._buffer[:max_bytes]
+        if not self._reading and not self._eof and not self._closed:
+            self._reading = True
+            self._loop.add_reader(self._fd, self._on_readable)
+        return data
+
+    def close(self) -> None:
+        """Unregister and wake the reader (it then sees the stream closed)."""
+        self._closed = True
+        self._pause()
+        self._wake()
 
 
 class FdSendStream(anyio.abc.ByteSendStream):
