@@ -26,7 +26,6 @@ from typing import Any
 
 import anyio
 import anyio.abc
-import sniffio
 
 from ._bytestream import NdjsonStream
 from ._errors import TransportError
@@ -59,7 +58,7 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if not self._backend_checked:
             self._backend_checked = True
-            if self._pollable and sniffio.current_async_library() == "asyncio":
+            if self._pollable and _on_asyncio():
                 self._reader = _AsyncioFdReader(self._fd)
         if self._reader is not None:
             if self._closed:
@@ -88,6 +87,15 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
                 os.set_blocking(self._fd, self._was_blocking)
             if self._close_fd:
                 os.close(self._fd)
+
+
+def _on_asyncio() -> bool:
+    """Whether the running event loop is asyncio's (not trio's)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 class _AsyncioFdReader:
