@@ -25,10 +25,8 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-from psycopg.rows import TupleRow
-from psycopg_pool import AsyncConnectionPool
 
-from jsonrpc_core._pg import Listener, Migration, migrate, open_pool
+from jsonrpc_core._pg import Listener, Migration, PooledStore
 
 from ._shared import Claim, SharedTaskStore, StaleTask, StoredEvent, TaskSnapshot
 from ._store import (
@@ -169,7 +167,7 @@ def _dump(model: Task | Message | StreamResponse | TaskPushNotificationConfig) -
     return model.model_dump_json(by_alias=True, exclude_none=True)
 
 
-class PostgresTaskStore(SharedTaskStore):
+class PostgresTaskStore(PooledStore, SharedTaskStore):
     """A `TaskStore` in PostgreSQL that several `A2AServer` processes share.
 
     ``await PostgresTaskStore.open(dsn)`` connects and migrates (or let the server do
@@ -177,6 +175,10 @@ class PostgresTaskStore(SharedTaskStore):
     (one per database by default); ``pool_size`` bounds this process's connections
     (plus one for listening).
     """
+
+    _pool_name = "rpcweave-a2a"
+    _component = "a2a"
+    _migrations = MIGRATIONS
 
     def __init__(
         self,
@@ -187,50 +189,12 @@ class PostgresTaskStore(SharedTaskStore):
         event_retention: float = 3600.0,
         prune_interval: float = 300.0,
     ) -> None:
-        self.dsn = dsn
-        self.pool_size = pool_size
+        super().__init__(dsn, pool_size=pool_size)
         self.channel = channel
         self.event_retention = event_retention
         self.prune_interval = prune_interval
-        self._pool: AsyncConnectionPool | None = None
-        self._opening: anyio.Lock | None = None
-
-    @classmethod
-    async def open(cls, dsn: str, **options: Any) -> PostgresTaskStore:
-        """A store on ``dsn``, connected, with its schema migrated."""
-        store = cls(dsn, **options)
-        await store._connect()
-        return store
 
     # -- plumbing ------------------------------------------------------------------
-
-    async def _connect(self) -> AsyncConnectionPool:
-        if self._pool is not None:
-            return self._pool
-        if self._opening is None:
-            self._opening = anyio.Lock()
-        async with self._opening:
-            if self._pool is None:
-                pool = await open_pool(self.dsn, max_size=self.pool_size, name="rpcweave-a2a")
-                try:
-                    await migrate(pool, "a2a", MIGRATIONS)
-                except BaseException:
-                    await pool.close()
-                    raise
-                self._pool = pool
-        return self._pool
-
-    async def _fetch(self, query: str, params: dict[str, Any]) -> list[TupleRow]:
-        pool = await self._connect()
-        async with pool.connection() as conn:
-            cursor = await conn.execute(query, params)
-            return await cursor.fetchall() if cursor.description is not None else []
-
-    async def aclose(self) -> None:
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            with anyio.CancelScope(shield=True):
-                await pool.close()
 
     def _notify_params(self, tenant: str, task_id: str) -> dict[str, Any]:
         short = len(tenant.encode()) + len(task_id.encode()) < 7000

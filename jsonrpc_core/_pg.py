@@ -26,14 +26,16 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import anyio
 import sniffio
+from typing_extensions import Self
 
 try:
     import psycopg
     from psycopg import sql
+    from psycopg.rows import TupleRow
     from psycopg_pool import AsyncConnectionPool
 except ImportError as exc:  # pragma: no cover - depends on the installation
     raise ImportError(
@@ -44,7 +46,9 @@ __all__ = [
     "NOTIFY_LIMIT",
     "Listener",
     "Migration",
+    "PooledStore",
     "SchemaTooNew",
+    "listen_statement",
     "migrate",
     "migrate_sync",
     "open_pool",
@@ -100,6 +104,66 @@ async def open_pool(
     )
     await pool.open(wait=True, timeout=30.0)
     return pool
+
+
+def listen_statement(channel: str) -> sql.Composed:
+    """``LISTEN channel``, with the channel name quoted as an identifier."""
+    return sql.SQL("LISTEN {}").format(sql.Identifier(channel))
+
+
+class PooledStore:
+    """A store's pool, opened and its schema migrated on first use (or by `open`).
+
+    A subclass names its pool (``_pool_name``), its schema's component
+    (``_component``) and that schema's steps (``_migrations``). ``pool_size`` bounds
+    the pool's connections and is read when the pool opens.
+    """
+
+    _pool_name: ClassVar[str]
+    _component: ClassVar[str]
+    _migrations: ClassVar[Sequence[Migration]]
+
+    def __init__(self, dsn: str, *, pool_size: int = 10) -> None:
+        self.dsn = dsn
+        self.pool_size = pool_size
+        self._pool: AsyncConnectionPool | None = None
+        self._opening: anyio.Lock | None = None
+
+    @classmethod
+    async def open(cls, dsn: str, **options: Any) -> Self:
+        """A store on ``dsn``, connected, with its schema migrated."""
+        store = cls(dsn, **options)
+        await store._connect()
+        return store
+
+    async def _connect(self) -> AsyncConnectionPool:
+        if self._pool is not None:
+            return self._pool
+        if self._opening is None:
+            self._opening = anyio.Lock()
+        async with self._opening:
+            if self._pool is None:
+                pool = await open_pool(self.dsn, max_size=self.pool_size, name=self._pool_name)
+                try:
+                    await migrate(pool, self._component, self._migrations)
+                except BaseException:
+                    await pool.close()
+                    raise
+                self._pool = pool
+        return self._pool
+
+    async def _fetch(self, query: str, params: dict[str, Any]) -> list[TupleRow]:
+        pool = await self._connect()
+        async with pool.connection() as conn:
+            cursor = await conn.execute(query, params)
+            return await cursor.fetchall() if cursor.description is not None else []
+
+    async def aclose(self) -> None:
+        """Close the connections (the store is not used afterwards)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            with anyio.CancelScope(shield=True):
+                await pool.close()
 
 
 _CREATE_MIGRATIONS = (
@@ -186,7 +250,7 @@ class Listener:
                 conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
                 async with conn:
                     for channel in self.channels:
-                        await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+                        await conn.execute(listen_statement(channel))
                     self.connected.set()
                     if first:
                         first = False

@@ -30,10 +30,9 @@ from typing import Any
 
 import anyio
 import psycopg
-from psycopg_pool import AsyncConnectionPool
 
 from ._event_store import Replay, split_event_id
-from ._pg import Migration, migrate, open_pool
+from ._pg import Migration, PooledStore, listen_statement
 
 __all__ = ["MIGRATIONS", "PostgresEventStore", "principal_digest"]
 
@@ -103,12 +102,16 @@ def principal_digest(principal: Any) -> str | None:
     return hashlib.sha256(repr(principal).encode()).hexdigest()
 
 
-class PostgresEventStore:
+class PostgresEventStore(PooledStore):
     """A `jsonrpc_core.SharedEventStore` in PostgreSQL (see module rules).
 
     ``await PostgresEventStore.open(dsn)`` connects and migrates, or the first use
     does; `aclose` closes its connections.
     """
+
+    _pool_name = "rpcweave-sse"
+    _component = "jsonrpc_sse"
+    _migrations = MIGRATIONS
 
     def __init__(
         self,
@@ -122,54 +125,15 @@ class PostgresEventStore:
         follow_idle: float = 30.0,
         max_followers: int = 64,
     ) -> None:
-        self.dsn = dsn
-        self.pool_size = pool_size
+        super().__init__(dsn, pool_size=pool_size)
         self.channel = channel
         self.max_events_per_stream = max_events_per_stream
         self.retention = retention
         self.session_retention = session_retention
         self.follow_idle = follow_idle
         self.max_followers = max_followers
-        self._pool: AsyncConnectionPool | None = None
-        self._opening: anyio.Lock | None = None
         self._followers: anyio.Semaphore | None = None
         self._appends = 0
-
-    @classmethod
-    async def open(cls, dsn: str, **options: Any) -> PostgresEventStore:
-        """A store on ``dsn``, connected, with its schema migrated."""
-        store = cls(dsn, **options)
-        await store._connect()
-        return store
-
-    async def _connect(self) -> AsyncConnectionPool:
-        if self._pool is not None:
-            return self._pool
-        if self._opening is None:
-            self._opening = anyio.Lock()
-        async with self._opening:
-            if self._pool is None:
-                pool = await open_pool(self.dsn, max_size=self.pool_size, name="rpcweave-sse")
-                try:
-                    await migrate(pool, "jsonrpc_sse", MIGRATIONS)
-                except BaseException:
-                    await pool.close()
-                    raise
-                self._pool = pool
-        return self._pool
-
-    async def _fetch(self, query: str, params: dict[str, Any]) -> list[tuple[Any, ...]]:
-        pool = await self._connect()
-        async with pool.connection() as conn:
-            cursor = await conn.execute(query, params)
-            return await cursor.fetchall() if cursor.description is not None else []
-
-    async def aclose(self) -> None:
-        """Close the connections (the store is not used afterwards)."""
-        pool, self._pool = self._pool, None
-        if pool is not None:
-            with anyio.CancelScope(shield=True):
-                await pool.close()
 
     # -- EventStore ----------------------------------------------------------------
 
@@ -259,9 +223,7 @@ class PostgresEventStore:
             await self._connect()
             conn = await psycopg.AsyncConnection.connect(self.dsn, autocommit=True)
             async with conn:
-                await conn.execute(
-                    psycopg.sql.SQL("LISTEN {}").format(psycopg.sql.Identifier(self.channel))
-                )
+                await conn.execute(listen_statement(self.channel))
                 stream_id, seq = parsed
                 # Listening first, reading second: nothing appended in between is missed.
                 rows = await self._fetch(_AFTER, {"sid": stream_id, "seq": seq, "limit": 1})

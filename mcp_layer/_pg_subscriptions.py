@@ -35,9 +35,8 @@ import anyio.lowlevel
 import anyio.to_thread
 import psycopg
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from psycopg import sql
 
-from jsonrpc_core._pg import NOTIFY_LIMIT, Migration, migrate_sync
+from jsonrpc_core._pg import NOTIFY_LIMIT, Migration, listen_statement, migrate_sync
 
 from ._subscriptions import ChangeEvent
 
@@ -196,7 +195,7 @@ class PostgresSubscriptionBus:
         reader: list[psycopg.Connection[Any]] = []  # for large events (rule 2), on demand
         try:
             with conn:
-                conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                conn.execute(listen_statement(self.channel))
                 ready.set()
                 while not stop.is_set():
                     payloads = [note.payload for note in conn.notifies(timeout=_POLL)]

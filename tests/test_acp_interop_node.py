@@ -15,23 +15,11 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-import anyio
 import pytest
-from acp_fixtures.wire import (
-    DEMO_AGENT,
-    FIXTURES,
-    SPEC_DIR,
-    SchemaCheck,
-    check_demo_report,
-    load_demo_agent,
-)
-
-from acp_layer import LocalClient, serve_agent, spawn_agent
-from acp_layer import schema as s
-from jsonrpc_core import spawn_stdio
+from _acp_interop import drive_sdk_agent, run_spawning_client, serve_demo_agent
+from acp_fixtures.wire import FIXTURES, SPEC_DIR
 
 pytestmark = pytest.mark.skipif(
     not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"
@@ -40,7 +28,6 @@ pytestmark = pytest.mark.skipif(
 NODE_CLIENT = FIXTURES / "node_client.mjs"
 NODE_AGENT = FIXTURES / "node_agent.mjs"
 SDK_PACKAGE = FIXTURES / "node_modules" / "@agentclientprotocol" / "sdk" / "package.json"
-demo = load_demo_agent()
 
 
 @pytest.fixture(scope="module")
@@ -73,73 +60,24 @@ def check_node_extras(report: dict[str, object]) -> None:
 
 @pytest.mark.anyio
 async def test_node_client_drives_our_demo_agent(node: str, tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("notes\n")
     report_path = tmp_path / "report.json"
-    check = SchemaCheck()
-    with anyio.fail_after(60):
-        async with spawn_stdio([node, str(NODE_CLIENT), str(report_path), str(tmp_path)]) as stream:
-            await serve_agent(demo.DemoAgent(), stream, tap=check.tap())
-            code = await stream.process.wait()
-    assert code == 0, list(stream.stderr_tail)
-    report = json.loads(report_path.read_text())
-    check_demo_report(report, tmp_path)
+    command = [node, str(NODE_CLIENT), str(report_path), str(tmp_path)]
+    report, check = await serve_demo_agent(command, report_path, tmp_path)
     check_node_extras(report)
     check.assert_valid()
 
 
 def test_node_client_spawns_our_demo_agent(node: str, tmp_path: Path) -> None:
-    (tmp_path / "notes.txt").write_text("notes\n")
     report_path = tmp_path / "report.json"
     command = [node, str(NODE_CLIENT), str(report_path), str(tmp_path), "--spawn"]
-    done = subprocess.run(
-        [*command, sys.executable, str(DEMO_AGENT)],
-        capture_output=True,
-        text=True,
-        timeout=90,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    report = json.loads(report_path.read_text())
-    check_demo_report(report, tmp_path)
-    check_node_extras(report)
+    check_node_extras(run_spawning_client(command, report_path, tmp_path))
 
 
 @pytest.mark.anyio
 async def test_our_client_drives_a_node_agent(node: str, tmp_path: Path) -> None:
-    (tmp_path / "a.txt").write_text("abc")
-    check = SchemaCheck()
-    got_update = anyio.Event()
-    client = LocalClient(permission="allow", on_update=lambda note: got_update.set())
-    with anyio.fail_after(60):
-        async with spawn_agent([node, str(NODE_AGENT)], client, tap=check.tap()) as conn:
-            assert conn.agent_info is not None and conn.agent_info.name == "node-agent"
-            sid = (await conn.new_session(str(tmp_path))).session_id
-            assert (await conn.prompt(sid, f"fs {tmp_path}/a.txt")).stop_reason == "end_turn"
-            assert (await conn.prompt(sid, "term")).stop_reason == "end_turn"
-            image = s.ImageContent(data="QUJD" * 1_500_000, mime_type="image/png")  # 6 MB
-            assert (await conn.prompt(sid, [image])).stop_reason == "end_turn"
-            results: list[s.PromptResponse] = []
-
-            async def sleep() -> None:
-                results.append(await conn.prompt(sid, "sleep"))
-
-            async with anyio.create_task_group() as tg:
-                got_update = anyio.Event()
-                tg.start_soon(sleep)
-                await got_update.wait()
-                await conn.cancel(sid)
-            assert results[0].stop_reason == "cancelled"
-    assert (tmp_path / "a.txt.copy").read_text() == "ABC"
-    said = [
-        u.content.text
-        for u in client.updates[sid]
-        if isinstance(u, s.AgentMessageChunk) and isinstance(u.content, s.TextContent)
-    ]
-    assert said[:3] == [
-        "read 'abc', allowed=True",
-        'exit=0 output="from-terminal\\n"',
-        "image of 6000000 chars",
-    ]
-    assert said[3] == "working"
-    assert len(client.permission_requests) == 1
-    check.assert_valid()
+    await drive_sdk_agent(
+        [node, str(NODE_AGENT)],
+        tmp_path,
+        agent_name="node-agent",
+        terminal_said='exit=0 output="from-terminal\\n"',
+    )

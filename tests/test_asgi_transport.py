@@ -57,6 +57,62 @@ async def send_json(send: ASGISend, payload: Any, status: int = 200) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
+def http_app(handler: ASGIApp) -> ASGIApp:
+    """``handler`` for HTTP requests; any other scope (lifespan) returns at once."""
+
+    async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+        if scope["type"] == "http":
+            await handler(scope, receive, send)
+
+    return app
+
+
+async def lifespan_error(app: ASGIApp, match: str) -> pytest.ExceptionInfo[RuntimeError]:
+    """The error opening (and closing) a transport on ``app`` raises."""
+    with pytest.raises(RuntimeError, match=match) as excinfo:
+        async with StreamingASGITransport(app):
+            pass
+    return excinfo
+
+
+async def start_body(send: ASGISend, *chunks: bytes) -> None:
+    """Start a 200 response without headers and send ``chunks``, more body to follow."""
+    await send({"type": "http.response.start", "status": 200, "headers": []})
+    for chunk in chunks:
+        await send({"type": "http.response.body", "body": chunk, "more_body": True})
+
+
+class Ending:
+    """How an app's request ended: ``observed`` holds the types of the messages the app
+    received after the request body, ``finished`` is set once the app returned."""
+
+    def __init__(self) -> None:
+        self.observed: list[str] = []
+        self.finished = anyio.Event()
+
+    def app(self, handler: ASGIApp) -> ASGIApp:
+        """``handler`` for HTTP requests, called once the request body was read."""
+
+        @http_app
+        async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+            try:
+                await read_body(receive)
+                await handler(scope, receive, send)
+            finally:
+                self.finished.set()
+
+        return app
+
+    async def observe(self, receive: ASGIReceive) -> None:
+        self.observed.append((await receive())["type"])
+
+    async def assert_disconnected(self) -> None:
+        """The app ends (within 5 s) having received only ``http.disconnect``."""
+        with anyio.fail_after(5):
+            await self.finished.wait()
+        assert self.observed == ["http.disconnect"]
+
+
 async def http_only(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
     # Like many minimal apps: no lifespan support at all.
     assert scope["type"] == "http"
@@ -68,9 +124,8 @@ async def http_only(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> N
 
 
 async def test_plain_json_app() -> None:
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
         body = await read_body(receive)
         await send_json(send, {"method": scope["method"], "echo": json.loads(body or b"null")})
 
@@ -146,39 +201,31 @@ async def test_head_response_has_no_body() -> None:
 
 
 async def test_sse_stream_closed_early_disconnects_app() -> None:
-    observed: list[str] = []
-    finished = anyio.Event()
+    ending = Ending()
 
-    async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
-        try:
-            await read_body(receive)
-            await send(
-                {
-                    "type": "http.response.start",
-                    "status": 200,
-                    "headers": [(b"content-type", b"text/event-stream")],
-                }
-            )
+    async def handler(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 200,
+                "headers": [(b"content-type", b"text/event-stream")],
+            }
+        )
 
-            async def produce() -> None:
-                n = 0
-                while True:
-                    n += 1
-                    event = f"id: {n}\ndata: event {n}\n\n".encode()
-                    await send({"type": "http.response.body", "body": event, "more_body": True})
-                    await anyio.sleep(0.01)
+        async def produce() -> None:
+            n = 0
+            while True:
+                n += 1
+                event = f"id: {n}\ndata: event {n}\n\n".encode()
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+                await anyio.sleep(0.01)
 
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(produce)
-                message = await receive()
-                observed.append(message["type"])
-                tg.cancel_scope.cancel()
-        finally:
-            finished.set()
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(produce)
+            await ending.observe(receive)
+            tg.cancel_scope.cancel()
 
-    async with client_for(app) as client:
+    async with client_for(ending.app(handler)) as client:
         data_lines: list[str] = []
         async with client.stream("GET", "/mcp", headers={"accept": "text/event-stream"}) as resp:
             assert resp.status_code == 200
@@ -190,9 +237,7 @@ async def test_sse_stream_closed_early_disconnects_app() -> None:
                         if len(data_lines) == 3:
                             break
         assert data_lines == ["data: event 1", "data: event 2", "data: event 3"]
-        with anyio.fail_after(5):
-            await finished.wait()
-        assert observed == ["http.disconnect"]
+        await ending.assert_disconnected()
 
 
 async def test_app_ignoring_disconnect_does_not_block_and_is_cancelled_on_exit() -> None:
@@ -201,11 +246,10 @@ async def test_app_ignoring_disconnect_does_not_block_and_is_cancelled_on_exit()
     many_sends_after_close = anyio.Event()
     cancelled = anyio.Event()
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
         nonlocal sends_after_close
-        if scope["type"] != "http":
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await start_body(send)
         try:
             while True:
                 # Never calls receive(); sends must not block after the close.
@@ -237,11 +281,10 @@ async def test_slow_consumer_applies_backpressure() -> None:
     sent = 0
     all_sent = anyio.Event()
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
         nonlocal sent
-        if scope["type"] != "http":
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await start_body(send)
         for i in range(100):
             await send({"type": "http.response.body", "body": b"%03d" % i, "more_body": True})
             sent += 1
@@ -262,9 +305,8 @@ async def test_receive_after_complete_response_returns_disconnect() -> None:
     messages: list[ASGIMessage] = []
     done = anyio.Event()
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
         await read_body(receive)
         await send_json(send, [1, 2])
         messages.append(await receive())
@@ -281,11 +323,9 @@ async def test_receive_after_complete_response_returns_disconnect() -> None:
 async def test_chunks_are_delivered_as_sent() -> None:
     release = anyio.Event()
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"first", "more_body": True})
+        await start_body(send, b"first")
         await release.wait()
         await send({"type": "http.response.body", "body": b"second", "more_body": False})
 
@@ -305,9 +345,8 @@ async def test_streaming_request_body_arrives_in_chunks() -> None:
     received: list[tuple[bytes, bool]] = []
     first_chunk_seen = anyio.Event()
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
         while True:
             message = await receive()
             received.append((message["body"], message["more_body"]))
@@ -334,9 +373,8 @@ async def test_streaming_request_body_arrives_in_chunks() -> None:
 async def test_fixed_body_arrives_in_one_message() -> None:
     received: list[ASGIMessage] = []
 
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
         received.append(await receive())
         await send_json(send, None)
 
@@ -357,9 +395,8 @@ class Boom(Exception):
 
 
 async def test_exception_before_response_start_propagates() -> None:
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
         raise Boom("before start")
 
     async with client_for(app) as client:
@@ -371,11 +408,9 @@ async def test_exception_before_response_start_propagates() -> None:
 
 
 async def test_exception_after_response_start_ends_body_with_read_error() -> None:
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"partial", "more_body": True})
+        await start_body(send, b"partial")
         raise Boom("after start")
 
     async with client_for(app) as client:
@@ -399,11 +434,9 @@ async def test_app_returning_without_response_is_an_error() -> None:
 
 
 async def test_app_returning_with_incomplete_body_is_a_read_error() -> None:
+    @http_app
     async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
-        await send({"type": "http.response.start", "status": 200, "headers": []})
-        await send({"type": "http.response.body", "body": b"x", "more_body": True})
+        await start_body(send, b"x")
 
     async with client_for(app) as client:
         with pytest.raises(httpx.ReadError, match="without completing"):
@@ -453,9 +486,7 @@ async def test_lifespan_startup_failure_raises() -> None:
         await receive()
         await send({"type": "lifespan.startup.failed", "message": "no database"})
 
-    with pytest.raises(RuntimeError, match="no database"):
-        async with StreamingASGITransport(app):
-            pass
+    await lifespan_error(app, "no database")
 
 
 async def test_lifespan_exception_during_startup_raises() -> None:
@@ -463,9 +494,7 @@ async def test_lifespan_exception_during_startup_raises() -> None:
         await receive()
         raise Boom("startup crashed")
 
-    with pytest.raises(RuntimeError, match="lifespan startup") as excinfo:
-        async with StreamingASGITransport(app):
-            pass
+    excinfo = await lifespan_error(app, "lifespan startup")
     assert isinstance(excinfo.value.__cause__, Boom)
 
 
@@ -476,9 +505,7 @@ async def test_lifespan_shutdown_failure_raises() -> None:
         await receive()
         await send({"type": "lifespan.shutdown.failed", "message": "flush failed"})
 
-    with pytest.raises(RuntimeError, match="flush failed"):
-        async with StreamingASGITransport(app):
-            pass
+    await lifespan_error(app, "flush failed")
 
 
 async def test_transport_can_be_reopened() -> None:
@@ -506,28 +533,19 @@ async def test_transport_can_be_reopened() -> None:
 
 
 async def test_cancelled_request_disconnects_app() -> None:
-    observed: list[str] = []
-    finished = anyio.Event()
+    ending = Ending()
 
-    async def app(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
-        if scope["type"] != "http":
-            return
-        try:
-            await read_body(receive)
-            # Wait for the client instead of ever responding.
-            observed.append((await receive())["type"])
-            # Sending to a client that went away is dropped, not an error.
-            await send_json(send, "too late")
-        finally:
-            finished.set()
+    async def handler(scope: ASGIScope, receive: ASGIReceive, send: ASGISend) -> None:
+        # Wait for the client instead of ever responding.
+        await ending.observe(receive)
+        # Sending to a client that went away is dropped, not an error.
+        await send_json(send, "too late")
 
-    async with client_for(app) as client:
+    async with client_for(ending.app(handler)) as client:
         with anyio.move_on_after(0.05) as scope:
             await client.get("/")
         assert scope.cancelled_caught
-        with anyio.fail_after(5):
-            await finished.wait()
-    assert observed == ["http.disconnect"]
+        await ending.assert_disconnected()
 
 
 async def test_cancelled_during_lifespan_startup() -> None:

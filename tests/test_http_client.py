@@ -9,49 +9,37 @@ from __future__ import annotations
 
 import socket
 from collections.abc import AsyncGenerator, AsyncIterator, Generator
-from contextlib import aclosing, asynccontextmanager
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import Any
 
 import anyio
 import httpx
 import pytest
+from _http_fixtures import BASE, SESSION, TIMEOUT, HTTPTestServer, client_for, wait_until
 
 from jsonrpc_core import (
     BearerAuth,
     ConnectionClosed,
     HTTPError,
-    HTTPServerOptions,
     HTTPSSETransport,
     HTTPStatusError,
     InMemoryEventStore,
     InvalidParams,
-    JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
     Notification,
     NotificationType,
     Peer,
-    Request,
     SessionExpired,
-    SessionPolicy,
     StreamableHTTPTransport,
     TransportError,
 )
 from jsonrpc_core._http_common import json_rpc_error_body
-from jsonrpc_core.testing import StreamingASGITransport
 
 pytestmark = pytest.mark.anyio
 
-BASE = "http://127.0.0.1"
 URL = BASE + "/rpc"
 LEGACY_URL = BASE + "/sse"
-SESSION = "mcp-session-id"
-TIMEOUT = 10
-
-
-def start_on_any_request(payload: Any) -> bool:
-    return isinstance(payload, Request)
 
 
 def cancel_hook(request_id: Any, reason: str) -> Notification:
@@ -67,62 +55,21 @@ class Seen:
     headers: dict[str, str]
 
 
-class Server:
-    """A `JsonRpcHTTPApp` with a test registry, its Peers, and a log of HTTP requests."""
+class Server(HTTPTestServer):
+    """`HTTPTestServer` with streaming methods and a log of the HTTP requests it got."""
 
     def __init__(self, **options: Any) -> None:
-        self.peers: list[Peer] = []
         self.seen: list[Seen] = []
-        self.gates: dict[str, anyio.Event] = {}
         self.stream_finished: list[Any] = []
-        self.http_calls = 0
-        settings: dict[str, Any] = {
-            "path": "/rpc",
-            "sessions": SessionPolicy(is_start=start_on_any_request),
-            "retry_interval_ms": 50,
-            "streaming_methods": frozenset({"count", "forever", "count_closing"}),
-        }
-        settings.update(options)
-        self.app = JsonRpcHTTPApp(self.serve, HTTPServerOptions(**settings))
-
-    def gate(self, name: str) -> anyio.Event:
-        if name not in self.gates:
-            self.gates[name] = anyio.Event()
-        return self.gates[name]
-
-    @property
-    def peer(self) -> Peer:
-        return self.peers[-1]
-
-    async def serve(self, stream: MessageStream) -> None:
-        peer = Peer(stream, self.registry(), name="http-server")
-        self.peers.append(peer)
-        await peer.run()
+        streaming = frozenset({"count", "forever", "count_closing"})
+        super().__init__(**{"streaming_methods": streaming, **options})
 
     def registry(self) -> MethodRegistry:
-        registry = MethodRegistry()
+        registry = super().registry()
         server = self
-
-        def echo(params: Any, ctx: Any) -> Any:
-            return ctx.raw_params
-
-        def whoami(params: Any, ctx: Any) -> Any:
-            return {"principal": ctx.info.principal, "session": ctx.info.session_id}
 
         async def ask(params: Any, ctx: Any) -> Any:
             return {"answer": await ctx.peer.request("client/answer", params, timeout=TIMEOUT)}
-
-        async def script(params: Any, ctx: Any) -> Any:
-            notes = 0
-            for op in params["ops"]:
-                if op == "note":
-                    notes += 1
-                    await ctx.peer.notify("progress", {"n": notes})
-                elif op.startswith("wait:"):
-                    await server.gate(op[5:]).wait()
-                elif op == "close":
-                    ctx.info.close_sse_stream()
-            return {"notes": notes}
 
         async def count(params: Any, ctx: Any) -> AsyncIterator[Any]:
             async def results() -> AsyncGenerator[Any, None]:
@@ -158,35 +105,16 @@ class Server:
         def cancel(params: Any, ctx: Any) -> None:
             ctx.peer.cancel_incoming(params["requestId"])
 
-        registry.on("echo", echo)
-        registry.on("whoami", whoami)
         registry.on("ask", ask)
-        registry.on("script", script)
         registry.on("count", count)
         registry.on("forever", forever)
         registry.on("count_closing", count_closing)
         registry.on(NotificationType("$/cancel_request"), cancel)
         return registry
 
-    async def asgi(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    def saw(self, scope: Any) -> None:
         headers = {k.decode().lower(): v.decode() for k, v in scope["headers"]}
         self.seen.append(Seen(scope["method"], scope["path"], headers))
-        self.http_calls += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.http_calls -= 1
-
-
-@asynccontextmanager
-async def client_for(server: Server) -> AsyncIterator[httpx.AsyncClient]:
-    transport = StreamingASGITransport(server.asgi)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
-        with anyio.fail_after(TIMEOUT):
-            yield client
 
 
 def client_registry(answers: list[Any] | None = None) -> MethodRegistry:
@@ -199,13 +127,6 @@ def client_registry(answers: list[Any] | None = None) -> MethodRegistry:
 
     registry.on("client/answer", answer)
     return registry
-
-
-async def wait_until(predicate: Any, *, timeout: float = 5, interval: float = 0.01) -> None:
-    """Poll ``predicate`` until it holds (short sleeps, bounded by ``timeout``)."""
-    with anyio.fail_after(timeout):
-        while not predicate():  # noqa: ASYNC110 - polling state the app does not signal
-            await anyio.sleep(interval)
 
 
 # -- sessions -----------------------------------------------------------------------

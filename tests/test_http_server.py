@@ -18,20 +18,17 @@ import anyio
 import anyio.lowlevel
 import httpx
 import pytest
+from _http_fixtures import BASE, PATH, SESSION, TIMEOUT, HTTPTestServer, client_for, wait_until
 
 from jsonrpc_core import (
     BearerAuth,
     HTTPError,
     HTTPRequest,
     HTTPResponse,
-    HTTPServerOptions,
     InMemoryEventStore,
     InvalidParams,
-    JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
     OriginPolicy,
-    Peer,
     Request,
     Route,
     SessionPolicy,
@@ -44,83 +41,24 @@ from jsonrpc_core.testing import StreamingASGITransport
 
 pytestmark = pytest.mark.anyio
 
-BASE = "http://127.0.0.1"
-PATH = "/rpc"
-SESSION = "mcp-session-id"
 ACCEPT_BOTH = "application/json, text/event-stream"
 POST_HEADERS = {"content-type": "application/json", "accept": ACCEPT_BOTH}
-TIMEOUT = 10
 
 
-def start_on_any_request(payload: Any) -> bool:
-    return isinstance(payload, Request)
-
-
-class Server:
-    """A `JsonRpcHTTPApp` plus the handles tests need on its insides.
-
-    ``peers`` holds every server-side Peer (one per session), ``gates`` the events
-    that scripted handlers wait on, ``completed`` the ids of finished handlers, and
-    ``http_calls`` the number of HTTP requests the app is still serving.
-    """
+class Server(HTTPTestServer):
+    """`HTTPTestServer` plus ``fail`` and ``stream3``; ``stream_closed`` holds the ids
+    of the ``stream3`` calls whose results were closed."""
 
     def __init__(self, **options: Any) -> None:
-        self.peers: list[Peer] = []
-        self.gates: dict[str, anyio.Event] = {}
-        self.completed: list[Any] = []
         self.stream_closed: list[Any] = []
-        self.http_calls = 0
-        settings: dict[str, Any] = {
-            "path": PATH,
-            "sessions": SessionPolicy(is_start=start_on_any_request),
-            "retry_interval_ms": 50,
-        }
-        settings.update(options)
-        self.options = HTTPServerOptions(**settings)
-        self.app = JsonRpcHTTPApp(self.serve, self.options)
-
-    def gate(self, name: str) -> anyio.Event:
-        if name not in self.gates:
-            self.gates[name] = anyio.Event()
-        return self.gates[name]
-
-    @property
-    def peer(self) -> Peer:
-        return self.peers[-1]
-
-    async def serve(self, stream: MessageStream) -> None:
-        peer = Peer(stream, self.registry(), name="http-server")
-        self.peers.append(peer)
-        await peer.run()
+        super().__init__(**options)
 
     def registry(self) -> MethodRegistry:
-        registry = MethodRegistry()
+        registry = super().registry()
         server = self
-
-        def echo(params: Any, ctx: Any) -> Any:
-            return ctx.raw_params
 
         def fail(params: Any, ctx: Any) -> Any:
             raise RuntimeError("this handler always fails")
-
-        def whoami(params: Any, ctx: Any) -> Any:
-            return {"principal": ctx.info.principal, "session": ctx.info.session_id}
-
-        async def script(params: Any, ctx: Any) -> Any:
-            """Run ``params["ops"]``: note, wait:<gate>, close, fail."""
-            notes = 0
-            for op in params["ops"]:
-                if op == "note":
-                    notes += 1
-                    await ctx.peer.notify("progress", {"n": notes})
-                elif op.startswith("wait:"):
-                    await server.gate(op[5:]).wait()
-                elif op == "close":
-                    ctx.info.close_sse_stream()
-                elif op == "fail":
-                    raise RuntimeError("scripted failure")
-            server.completed.append(ctx.request_id)
-            return {"notes": notes}
 
         async def stream3(params: Any, ctx: Any) -> AsyncIterator[Any]:
             async def results() -> AsyncGenerator[Any, None]:
@@ -132,31 +70,9 @@ class Server:
 
             return results()
 
-        registry.on("echo", echo)
         registry.on("fail", fail)
-        registry.on("whoami", whoami)
-        registry.on("script", script)
         registry.on("stream3", stream3)
         return registry
-
-    async def asgi(self, scope: Any, receive: Any, send: Any) -> None:
-        """The app, counting the HTTP requests it is serving."""
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        self.http_calls += 1
-        try:
-            await self.app(scope, receive, send)
-        finally:
-            self.http_calls -= 1
-
-
-@asynccontextmanager
-async def client_for(server: Server) -> AsyncIterator[httpx.AsyncClient]:
-    transport = StreamingASGITransport(server.asgi)
-    async with httpx.AsyncClient(transport=transport, base_url=BASE) as client:
-        with anyio.fail_after(TIMEOUT):
-            yield client
 
 
 def request(request_id: Any, method: str, params: Any = None) -> bytes:
@@ -287,13 +203,6 @@ def get_headers(session: str | None, **extra: str) -> dict[str, str]:
 
 def error_code(response: httpx.Response) -> int:
     return int(response.json()["error"]["code"])
-
-
-async def wait_until(predicate: Any, *, timeout: float = 5, interval: float = 0.01) -> None:
-    """Poll ``predicate`` until it holds (short sleeps, bounded by ``timeout``)."""
-    with anyio.fail_after(timeout):
-        while not predicate():  # noqa: ASYNC110 - polling state the app does not signal
-            await anyio.sleep(interval)
 
 
 # -- malformed input ----------------------------------------------------------------
