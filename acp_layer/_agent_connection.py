@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import anyio
 from anyio.abc import TaskGroup
@@ -72,18 +72,31 @@ class AgentConnection:
 
     async def session_update(self, session_id: str, update: s.SessionUpdate) -> None:
         """Send one ``session/update`` notification."""
-        await self.peer.notify(
-            m.SESSION_UPDATE, s.SessionNotification(session_id=session_id, update=update)
-        )
+        if type(session_id) is str and type(update) in _UPDATE_TYPES:
+            # Already a valid update model: sent as it is, without a wrapper model
+            # (SessionNotification would only check what is checked here).
+            await self.peer.notify(_SESSION_UPDATE, {"sessionId": session_id, "update": update})
+        else:
+            note = s.SessionNotification(session_id=session_id, update=update)
+            await self.peer.notify(_SESSION_UPDATE, note)
 
     async def send_text(self, session_id: str, text: str, *, message_id: str | None = None) -> None:
         """Send an ``agent_message_chunk`` with text."""
-        chunk = s.AgentMessageChunk(content=s.TextContent(text=text), message_id=message_id)
-        await self.session_update(session_id, chunk)
+        params = _text_chunk(session_id, "agent_message_chunk", text, message_id)
+        if params is None:
+            chunk = s.AgentMessageChunk(content=s.TextContent(text=text), message_id=message_id)
+            await self.session_update(session_id, chunk)
+        else:
+            await self.peer.notify(_SESSION_UPDATE, params)
 
     async def send_thought(self, session_id: str, text: str) -> None:
         """Send an ``agent_thought_chunk`` with text."""
-        await self.session_update(session_id, s.AgentThoughtChunk(content=s.TextContent(text=text)))
+        params = _text_chunk(session_id, "agent_thought_chunk", text, None)
+        if params is None:
+            chunk = s.AgentThoughtChunk(content=s.TextContent(text=text))
+            await self.session_update(session_id, chunk)
+        else:
+            await self.peer.notify(_SESSION_UPDATE, params)
 
     async def send_plan(self, session_id: str, entries: Sequence[s.PlanEntry]) -> None:
         """Send the whole plan (each plan update replaces the previous one)."""
@@ -190,6 +203,32 @@ class AgentConnection:
     async def ext_notification(self, method: str, params: dict[str, Any] | None = None) -> None:
         """Send a ``_``-prefixed extension notification to the client."""
         await self.peer.notify(_ext_name(method), params or {})
+
+
+_SESSION_UPDATE = m.SESSION_UPDATE.method
+
+# The classes of the SessionUpdate union (``Annotated[Union[Annotated[cls, Tag], ...], ...]``).
+_UPDATE_TYPES: frozenset[type] = frozenset(
+    get_args(member)[0] for member in get_args(get_args(s.SessionUpdate)[0])
+)
+
+
+def _text_chunk(
+    session_id: str, kind: str, text: str, message_id: str | None
+) -> dict[str, Any] | None:
+    """The ``session/update`` params of a text chunk, written directly: the hot path of
+    streaming. The same bytes as the models give (tests compare both); ``None`` for
+    values of other types, which the models then check (and reject or default) as ever."""
+    if type(session_id) is not str or type(text) is not str:
+        return None
+    content = {"type": "text", "text": text}
+    if message_id is None:
+        update = {"content": content, "sessionUpdate": kind}
+    elif type(message_id) is str:
+        update = {"content": content, "messageId": message_id, "sessionUpdate": kind}
+    else:
+        return None
+    return {"sessionId": session_id, "update": update}
 
 
 def _ext_name(method: str) -> str:

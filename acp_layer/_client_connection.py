@@ -7,6 +7,9 @@ Rules:
    content are refused locally with `CapabilityError` unless the agent advertised them.
 2. Requests from the agent name a session this connection set up, else -32002. A request
    that races the answer to ``session/new`` (or load/resume) waits for that answer first.
+   An update read together with that answer is handled once the setup call has returned,
+   so the caller knows the session first (``session/load`` history, which comes before
+   the answer, is never held back).
 3. `ClientConnection.cancel` sends ``session/cancel`` and answers the session's pending
    permission requests with the ``cancelled`` outcome, as the spec requires (the requests
    themselves are served by ``_client_server``).
@@ -22,6 +25,7 @@ from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
+from anyio.lowlevel import checkpoint
 
 from jsonrpc_core import Peer, RequestType, StdioProcess
 
@@ -280,6 +284,11 @@ class ClientConnection:
         `cancel` returns stop reason ``cancelled``.
         """
         self._require(True, "session/prompt")
+        if type(prompt) is str and type(session_id) is str:
+            # Plain text needs no capability: the wire object is written directly (the
+            # same bytes as the PromptRequest model gives).
+            text = {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]}
+            return await self.peer.request(m.SESSION_PROMPT, text)
         if isinstance(prompt, str):
             blocks: list[s.ContentBlock] = [s.TextContent(text=prompt)]
         elif isinstance(prompt, s.ACPModel):
@@ -315,6 +324,16 @@ class ClientConnection:
         await self.peer.notify(method, params or {})
 
     # -- sessions seen by the agent's calls (rule 2) ---------------------------------------
+
+    async def _settle_setup(self, session_id: str) -> None:
+        # The read loop resolves the answer to a setup and goes on with the next message
+        # already read, before the caller resumes: yield so that it registers the session
+        # (asyncio runs woken tasks in order; trio may reverse a batch, hence twice). Never
+        # waits for an answer not read yet.
+        for _ in range(2):
+            if session_id in self.sessions or not self._setups:
+                return
+            await checkpoint()
 
     async def session(self, session_id: str) -> ClientSideSession:
         """The `ClientSideSession` for ``session_id``; -32002 `ResourceNotFound` if unknown."""

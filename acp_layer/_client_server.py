@@ -12,13 +12,22 @@ Rules:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import pydantic
 
-from jsonrpc_core import MethodNotFound, MethodRegistry, RequestContext, RequestId, RequestType
+from jsonrpc_core import (
+    InvalidParams,
+    MethodNotFound,
+    MethodRegistry,
+    NotificationType,
+    RequestContext,
+    RequestId,
+    RequestType,
+    format_validation_error,
+)
 
 from . import _methods as m
 from . import schema as s
@@ -43,7 +52,7 @@ class ClientServer:
         client = self.client
         registry = MethodRegistry()
         registry.on(m.SESSION_REQUEST_PERMISSION, self._request_permission)
-        registry.on(m.SESSION_UPDATE, _drop_ctx(client.session_update))
+        registry.on(_UNTYPED_SESSION_UPDATE, self._session_update_handler())
         self._on(registry, m.FS_READ_TEXT_FILE, client.read_text_file)
         self._on(registry, m.FS_WRITE_TEXT_FILE, client.write_text_file, s.WriteTextFileResponse)
         self._on(registry, m.TERMINAL_CREATE, client.create_terminal)
@@ -59,6 +68,29 @@ class ClientServer:
         registry.fallback = self._ext_method
         registry.notification_fallback = self._ext_notification
         return registry
+
+    def _session_update_handler(self) -> Callable[[Any, RequestContext], Awaitable[None]]:
+        conn = self.conn
+        session_update = self.client.session_update
+
+        async def after_setup(params: s.SessionNotification) -> None:
+            await conn._settle_setup(params.session_id)
+            await session_update(params)
+
+        # The hot path of a prompt turn. Not a coroutine function: the peer awaits what it
+        # returns (no extra frame per update). The params are validated here by the model's
+        # own validator, as the typed descriptor would (same errors), minus its wrappers.
+        def serve(raw: Any, ctx: RequestContext) -> Awaitable[None]:
+            try:
+                validator = s.SessionNotification.__pydantic_validator__
+                params = validator.validate_python({} if raw is None else raw)
+            except pydantic.ValidationError as exc:
+                raise InvalidParams(format_validation_error(exc)) from None
+            if params.session_id in conn.sessions:
+                return session_update(params)
+            return after_setup(params)
+
+        return serve
 
     def _on(
         self,
@@ -127,9 +159,13 @@ class ClientServer:
             await self.client.ext_notification(ctx.method, params)
 
 
+# session/update params are validated by its handler (see ``_session_update_handler``).
+_UNTYPED_SESSION_UPDATE: NotificationType[Any] = NotificationType(m.SESSION_UPDATE.method)
+
+
 def _drop_ctx(handler: Callable[[Any], Any]) -> Callable[[Any, RequestContext], Any]:
-    async def serve(params: Any, ctx: RequestContext) -> Any:
-        outcome = handler(params)
-        return await outcome if inspect.isawaitable(outcome) else outcome
+    # Not a coroutine function: the peer awaits what it returns (no extra frame per call).
+    def serve(params: Any, ctx: RequestContext) -> Any:
+        return handler(params)
 
     return serve

@@ -14,7 +14,7 @@ Rules:
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
 from typing import Any, TypeVar
 
@@ -112,18 +112,25 @@ class HookedStream:
         """Run ``hook`` after the response to ``request_id`` has been sent."""
         self._hooks.setdefault(request_id, []).append(hook)
 
-    async def send(
+    def send(
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
+    ) -> Coroutine[Any, Any, None]:
+        """The inner stream's ``send`` (no wrapper frame), or one that runs hooks after it."""
+        if self._hooks and isinstance(payload, (Response, ErrorResponse)):
+            return self._send_response(payload, related_request_id)
+        return self.inner.send(payload, related_request_id=related_request_id)
+
+    async def _send_response(
+        self, payload: Response | ErrorResponse, related_request_id: RequestId | None
     ) -> None:
         await self.inner.send(payload, related_request_id=related_request_id)
-        if self._hooks and isinstance(payload, (Response, ErrorResponse)):
-            hooks = self._hooks.pop(payload.id, ()) if payload.id is not None else ()
-            for hook in hooks:
-                if isinstance(payload, Response):
-                    try:
-                        await hook()
-                    except Exception:
-                        logger.exception("after-response work for request %r failed", payload.id)
+        hooks = self._hooks.pop(payload.id, ()) if payload.id is not None else ()
+        for hook in hooks:
+            if isinstance(payload, Response):
+                try:
+                    await hook()
+                except Exception:
+                    logger.exception("after-response work for request %r failed", payload.id)
 
     async def receive(self) -> Received:
         try:

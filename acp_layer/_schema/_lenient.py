@@ -188,13 +188,20 @@ def tagged_union(
     unknown_name = unknown.__name__ if unknown is not None else None
 
     def pick(value: Any) -> str | None:
+        # Runs for every tagged value received (twice per streamed text chunk): the common
+        # case, a dict with a known camelCase tag, is answered first.
         if isinstance(value, dict):
-            tag = value.get(wire, value.get(attr, _MISSING))
+            tag = value.get(wire, _MISSING)
+            if tag is _MISSING:
+                tag = value.get(attr, _MISSING)
         else:
             name = by_class.get(type(value))
             if name is not None:
                 return name
             tag = getattr(value, attr, _MISSING)
+        if type(tag) is str:
+            name = by_tag.get(tag)
+            return name if name is not None else unknown_name
         if tag is _MISSING or tag is None:
             return untagged_name
         name = by_tag.get(tag) if isinstance(tag, str) else None
