@@ -10,6 +10,7 @@ reject) or by a function standing in for the editor's dialog.
 from __future__ import annotations
 
 import inspect
+import os
 import uuid
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
@@ -23,7 +24,7 @@ from . import schema as s
 from ._client import Client
 from ._errors import ResourceNotFound
 from ._terminals import LocalTerminal
-from ._workspace import confine
+from ._workspace import confine, open_confined
 
 __all__ = ["LocalClient"]
 
@@ -103,8 +104,9 @@ class LocalClient(Client):
 
     async def read_text_file(self, params: s.ReadTextFileRequest) -> s.ReadTextFileResponse:
         """Read the file, from 1-based ``line`` and at most ``limit`` lines."""
+        roots = await self._roots(params.session_id)
         path = await self._path(params.session_id, params.path)
-        text = await anyio.to_thread.run_sync(self._read, path, params.path)
+        text = await anyio.to_thread.run_sync(self._read, path, roots, params.path)
         if params.line is not None or params.limit is not None:
             lines = text.splitlines(keepends=True)
             start = max((params.line or 1) - 1, 0)
@@ -112,23 +114,25 @@ class LocalClient(Client):
             text = "".join(lines[start:end])
         return s.ReadTextFileResponse(content=text)
 
-    def _read(self, path: Path, shown: str) -> str:
+    def _read(self, path: Path, roots: Sequence[str], shown: str) -> str:
         try:
-            size = path.stat().st_size
-            if not path.is_file():
-                raise InvalidParams(f"Invalid params: not a file: {shown!r}")
-            if size > self.max_file_bytes:
+            fd = open_confined(path, roots, shown=shown, write=False)
+        except FileNotFoundError:
+            raise ResourceNotFound(f"Resource not found: {shown!r}", {"path": shown}) from None
+        with os.fdopen(fd, "rb") as file:
+            if os.fstat(fd).st_size > self.max_file_bytes:
                 raise InvalidParams(
                     f"Invalid params: {shown!r} is larger than {self.max_file_bytes} bytes"
                 )
-            return path.read_bytes().decode("utf-8", "replace")
-        except FileNotFoundError:
-            raise ResourceNotFound(f"Resource not found: {shown!r}", {"path": shown}) from None
+            return file.read(self.max_file_bytes + 1)[: self.max_file_bytes].decode(
+                "utf-8", "replace"
+            )
 
     async def write_text_file(self, params: s.WriteTextFileRequest) -> None:
         """Write the file, creating it and its missing parent directories."""
+        roots = await self._roots(params.session_id)
         path = await self._path(params.session_id, params.path)
-        await anyio.to_thread.run_sync(_write, path, params.content)
+        await anyio.to_thread.run_sync(_write, path, roots, params.path, params.content)
 
     # -- terminals -------------------------------------------------------------------------
 
@@ -194,8 +198,7 @@ class LocalClient(Client):
             await terminal.close()
 
 
-def _write(path: Path, content: str) -> None:
-    if path.is_dir():
-        raise InvalidParams(f"Invalid params: is a directory: {str(path)!r}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(content, encoding="utf-8")
+def _write(path: Path, roots: Sequence[str], shown: str, content: str) -> None:
+    data = content.encode("utf-8")
+    with os.fdopen(open_confined(path, roots, shown=shown, write=True), "wb") as file:
+        file.write(data)

@@ -2,7 +2,8 @@
 it. Prints the base URL on the first line of stdout, then serves until killed.
 
     python tests/soak/serve.py mcp [--idle-timeout S]    everything server, event store,
-                                                          plus slow_progress, hang
+                                                          plus slow_progress, hang, and
+                                                          the soak's control routes
     python tests/soak/serve.py a2a [--store sqlite:PATH]  TCK agent, plus a "stream-N"
                                                           behaviour (N artifacts, 20 ms apart)
 """
@@ -21,7 +22,13 @@ import anyio
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from jsonrpc_core import InMemoryEventStore, running_server  # noqa: E402
+from jsonrpc_core import (  # noqa: E402
+    HTTPRequest,
+    HTTPResponse,
+    InMemoryEventStore,
+    Route,
+    running_server,
+)
 from mcp_layer import Context  # noqa: E402
 
 
@@ -61,12 +68,38 @@ def mcp_app(args: argparse.Namespace) -> Any:
         """How many ``hang`` calls are still running."""
         return hanging[0]
 
-    return server.asgi_app(
-        event_store=InMemoryEventStore(max_streams=args.max_streams),
+    apps: list[Any] = []
+    store = None if args.no_event_store else InMemoryEventStore(max_streams=args.max_streams)
+
+    async def stats(request: HTTPRequest) -> HTTPResponse:
+        # Read-only: counting sessions touches none of them (a probe request would).
+        table = apps[0].sessions
+        return HTTPResponse.json(
+            {
+                "sessions": len(table),
+                "idle_timeout": table.idle_timeout,
+                "event_streams": 0 if store is None else len(store),
+            }
+        )
+
+    async def set_idle_timeout(request: HTTPRequest) -> HTTPResponse:
+        # The reaper keeps the interval it started with (from --idle-timeout); what
+        # counts as expired follows the table's timeout, changed here.
+        apps[0].sessions.idle_timeout = float(request.json()["seconds"])
+        return await stats(request)
+
+    app = server.asgi_app(
+        event_store=store,
         retry_interval_ms=100,
         idle_timeout=args.idle_timeout,
         max_sessions=args.max_sessions,
+        routes=[
+            Route("/_soak/stats", ("GET",), stats),
+            Route("/_soak/idle-timeout", ("POST",), set_idle_timeout),
+        ],
     )
+    apps.append(app)
+    return app
 
 
 def a2a_app(args: argparse.Namespace) -> Any:
@@ -97,7 +130,27 @@ def a2a_app(args: argparse.Namespace) -> Any:
     return server.asgi_app()
 
 
+def keep_connections_alive(seconds: float) -> None:
+    """Serve with uvicorn's keep-alive timeout at ``seconds`` (its default is 5 s).
+
+    For the load soak: when the client process is saturated it can pick a pooled
+    connection more than 5 s after the server's last byte on it, while the server is
+    closing it as idle, and the request fails with ReadError. `running_server` takes no
+    uvicorn options, so its config builder is wrapped.
+    """
+    import jsonrpc_core._http_serve as http_serve
+
+    build = http_serve._config
+
+    def config(*args: Any, **kwargs: Any) -> Any:
+        return build(*args, timeout_keep_alive=seconds, **kwargs)
+
+    http_serve._config = config
+
+
 async def main(args: argparse.Namespace) -> None:
+    if args.keep_alive is not None:
+        keep_connections_alive(args.keep_alive)
     app = mcp_app(args) if args.kind == "mcp" else a2a_app(args)
     async with running_server(app, port=args.port) as url:
         print(url, flush=True)
@@ -112,4 +165,6 @@ if __name__ == "__main__":
     parser.add_argument("--max-sessions", type=int, default=10_000)
     parser.add_argument("--max-streams", type=int, default=10_000)
     parser.add_argument("--store", default=None)
+    parser.add_argument("--no-event-store", action="store_true")
+    parser.add_argument("--keep-alive", type=float, default=None, help="uvicorn keep-alive")
     anyio.run(main, parser.parse_args())
