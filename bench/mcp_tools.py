@@ -8,7 +8,9 @@ Workloads, each over stdio and over Streamable HTTP:
 Contenders per workload are the four client -> server pairs: rpcweave -> rpcweave,
 official -> official, and the cross pairs official -> rpcweave and rpcweave -> official,
 so the table shows whether the time goes to the client or to the server. Both servers
-(``bench/servers/``) declare the same tools from ``bench/servers/mcp_toolset.py``.
+(``bench/servers/``) declare the same tools from ``bench/servers/mcp_toolset.py``. The
+Streamable HTTP ``tools/call`` workloads also run the floor: a plain ``httpx`` POST loop
+against a raw ASGI app that answers with the same JSON (``mcp_floor_server.py``).
 
 Also measured: cold start (process launch to the first ``tools/call`` response, per
 pair and transport), each server process's peak RSS (``VmHWM``), and import time of
@@ -60,9 +62,11 @@ SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 
 RPCWEAVE = "rpcweave"
 OFFICIAL = "official"
+FLOOR = "floor"
 SERVER_SCRIPTS = {
     RPCWEAVE: SERVERS_DIR / "mcp_rpcweave_server.py",
     OFFICIAL: SERVERS_DIR / "mcp_official_server.py",
+    FLOOR: SERVERS_DIR / "mcp_floor_server.py",
 }
 STDIO = "stdio"
 HTTP = "http"
@@ -90,6 +94,8 @@ OURS = Pair(RPCWEAVE, RPCWEAVE)
 THEIRS = Pair(OFFICIAL, OFFICIAL)
 PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
 """Ours first, the baseline second, then the cross pairs."""
+FLOOR_PAIR = Pair(FLOOR, FLOOR)
+"""The floor: httpx against a raw ASGI app (Streamable HTTP ``tools/call`` only)."""
 
 
 # -- plan ---------------------------------------------------------------------------
@@ -108,6 +114,12 @@ class Workload:
     """Required ratio rpcweave → rpcweave ÷ official → official (None: reported only)."""
     later_target: float | None = None
     """A target announced for later; shown, never judged."""
+    floor_target: float | None = None
+    """Required ratio rpcweave → rpcweave ÷ the floor; the floor runs only when set."""
+
+    @property
+    def pairs(self) -> tuple[Pair, ...]:
+        return (*PAIRS, FLOOR_PAIR) if self.floor_target is not None else PAIRS
 
     @property
     def label(self) -> str:
@@ -126,6 +138,10 @@ class Plan:
     import_runs: int
 
 
+FLOOR_TARGET = 0.70
+"""Streamable HTTP ``tools/call``: rpcweave → rpcweave at least 70% of the floor (#10)."""
+
+
 def make_plan(quick: bool) -> Plan:
     """The full plan, or a much shorter one for smoke tests."""
     if quick:
@@ -136,8 +152,8 @@ def make_plan(quick: bool) -> Plan:
                 Workload(STDIO, "tools/call", 1, 300, 30, target=5.0),
                 Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0),
                 Workload(STDIO, "tools/list", 1, 60, 5, target=3.0),
-                Workload(HTTP, "tools/call", 1, 150, 20),
-                Workload(HTTP, "tools/call", 32, 500, 64),
+                Workload(HTTP, "tools/call", 1, 150, 20, floor_target=FLOOR_TARGET),
+                Workload(HTTP, "tools/call", 32, 500, 64, floor_target=FLOOR_TARGET),
                 Workload(HTTP, "tools/list", 1, 40, 5, target=3.0),
             ),
             cold_runs=2,
@@ -150,8 +166,8 @@ def make_plan(quick: bool) -> Plan:
             Workload(STDIO, "tools/call", 1, 2_000, 200, target=5.0),
             Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0),
             Workload(STDIO, "tools/list", 1, 300, 20, target=3.0),
-            Workload(HTTP, "tools/call", 1, 800, 100),
-            Workload(HTTP, "tools/call", 32, 3_000, 320),
+            Workload(HTTP, "tools/call", 1, 800, 100, floor_target=FLOOR_TARGET),
+            Workload(HTTP, "tools/call", 32, 3_000, 320, floor_target=FLOOR_TARGET),
             Workload(HTTP, "tools/list", 1, 200, 20, target=3.0),
         ),
         cold_runs=7,
@@ -283,10 +299,84 @@ def _session_calls(session: Any) -> tuple[Callable[[], Any], Callable[[], Any]]:
     return call_echo, list_tools
 
 
+@dataclass(frozen=True, slots=True)
+class _FloorText:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class _FloorResult:
+    """What the floor client keeps of a ``tools/call`` result (for `_check_echo`)."""
+
+    content: list[_FloorText]
+    is_error: bool
+
+
+@asynccontextmanager
+async def _floor_session(url: str) -> AsyncIterator[Callable[[], Any]]:
+    """A plain ``httpx.AsyncClient`` doing the Streamable HTTP exchange by hand:
+    ``initialize``, ``notifications/initialized``, then ``tools/call`` POSTs whose
+    SSE answer is parsed with `json.loads` and checked for its id."""
+    import json
+
+    import httpx
+
+    headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
+    next_id = 0
+
+    async def post(http: httpx.AsyncClient, message: dict[str, Any]) -> httpx.Response:
+        content = json.dumps(message, separators=(",", ":")).encode()
+        return await http.post(url, content=content, headers=headers)
+
+    def reply_of(response: httpx.Response, request_id: int) -> dict[str, Any]:
+        for line in response.content.split(b"\n"):
+            if line.startswith(b"data:"):
+                reply = json.loads(line[5:])
+                if reply.get("id") == request_id and "result" in reply:
+                    return cast(dict[str, Any], reply["result"])
+        raise RuntimeError(f"floor: no result for request {request_id}: {response.content!r}")
+
+    async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
+        initialize = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "bench-floor", "version": "1.0.0"},
+        }
+        response = await post(
+            http, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
+        )
+        reply_of(response, 0)
+        headers["mcp-session-id"] = response.headers["mcp-session-id"]
+        headers["mcp-protocol-version"] = "2025-11-25"
+        await post(http, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+        async def call_echo() -> _FloorResult:
+            nonlocal next_id
+            next_id += 1
+            request_id = next_id
+            params = {"name": "echo", "arguments": ECHO_ARGUMENTS}
+            message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+            result = reply_of(await post(http, message), request_id)
+            texts = [_FloorText(block["text"]) for block in result["content"]]
+            return _FloorResult(texts, bool(result.get("isError")))
+
+        yield call_echo
+
+
+def _no_listing() -> Any:
+    raise RuntimeError("the floor answers tools/call only")
+
+
 @asynccontextmanager
 async def open_session(pair: Pair, transport: str, log: TextIO) -> AsyncIterator[Session]:
     """Launch ``pair.server`` and open an initialized ``pair.client`` session to it."""
     script = SERVER_SCRIPTS[pair.server]
+    if pair == FLOOR_PAIR:
+        if transport != HTTP:
+            raise ValueError("the floor is Streamable HTTP only")
+        async with _http_server(FLOOR, log) as (url, pid), _floor_session(url) as call_echo:
+            yield Session(call_echo, _no_listing, pid)
+        return
     if transport == STDIO:
         if pair.client == RPCWEAVE:
             from mcp_layer import connect_stdio
@@ -368,12 +458,17 @@ async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint)
 
 def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
     baseline = summaries[THEIRS.name]
+    floor = summaries.get(FLOOR_PAIR.name)
     rows: list[list[str]] = []
-    for pair in PAIRS:
+    for pair in workload.pairs:
         summary = summaries[pair.name]
         ratio = summary.median_rate / baseline.median_rate
+        vs_floor = summary.median_rate / floor.median_rate if floor is not None else math.nan
         target = result = "—"
-        if pair == OURS and workload.target is not None:
+        if pair == OURS and workload.floor_target is not None:
+            target = f"≥ {workload.floor_target:.2f} of floor"
+            result = verdict(vs_floor, workload.floor_target)
+        elif pair == OURS and workload.target is not None:
             target, result = f"≥ {workload.target:g}x", verdict(ratio, workload.target)
         elif pair == OURS and workload.later_target is not None:
             target = f"(later ≥ {workload.later_target:g}x)"
@@ -388,6 +483,7 @@ def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[li
                 format_latency(summary.p50_latency),
                 format_latency(summary.p99_latency),
                 format_ratio(ratio),
+                format_ratio(vs_floor) if floor is not None else "—",
                 target,
                 result,
             ]
@@ -416,13 +512,13 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
         def runner(pair: Pair, workload: Workload = workload) -> Callable[[], Sample]:
             return lambda: asyncio.run(_workload_sample(pair, workload, footprint))
 
-        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
+        contenders = [Contender(pair.name, runner(pair)) for pair in workload.pairs]
         try:
             samples = run_alternating(contenders, plan.runs, label=f"{NAME} {workload.label}")
         except Exception as exc:  # a broken contender: report it, go on with the rest
             print(f"{NAME} {workload.label}: FAILED: {exc}", file=sys.stderr, flush=True)
             failures.append(f"{workload.label}: {_one_line(exc)}")
-            rows.append([workload.label, "(all pairs)", *["—"] * 7, "FAILED"])
+            rows.append([workload.label, "(all pairs)", *["—"] * 8, "FAILED"])
             continue
         summaries = {name: summarize(name, runs) for name, runs in samples.items()}
         rows.extend(_workload_rows(workload, summaries))
@@ -437,11 +533,12 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
             "p50 latency",
             "p99 latency",
             "vs official",
+            "vs floor",
             "target",
             "result",
         ],
         rows,
-        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r"},
+        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r", 8: "r"},
     )
     where = render_table(
         [
@@ -588,19 +685,24 @@ def _mib(kib: float) -> str:
 
 IMPORT_TARGET_SECONDS = 0.200
 IMPORTS: tuple[tuple[str, str], ...] = (
-    ("mcp_layer", "rpcweave MCP (client and server)"),
-    ("jsonrpc_core", "rpcweave JSON-RPC core"),
-    ("mcp", "official SDK package (client, stdio)"),
-    ("mcp.server.mcpserver", "official high-level server"),
+    ("import mcp_layer", "rpcweave MCP (client and server)"),
+    ("from mcp_layer import MCPServer", "rpcweave MCP, what a server loads"),
+    ("from mcp_layer import connect_stdio", "rpcweave MCP, what a stdio client loads"),
+    ("import jsonrpc_core", "rpcweave JSON-RPC core"),
+    ("import mcp", "official SDK package (client, stdio)"),
+    ("import mcp.server.mcpserver", "official high-level server"),
 )
-_TIMER = "import time; t = time.perf_counter(); import {0}; print(time.perf_counter() - t)"
+"""Statements timed; the target applies to every ``mcp_layer`` one. `mcp_layer` loads its
+parts on first use, so the ``from`` rows are what a server or client really pays."""
+BREAKDOWN_STATEMENT = "from mcp_layer import MCPServer"
+_TIMER = "import time; t = time.perf_counter(); {0}; print(time.perf_counter() - t)"
 
 
-def _import_seconds(module: str) -> tuple[float, float]:
+def _import_seconds(statement: str) -> tuple[float, float]:
     """(import only, whole process) in seconds, in a fresh interpreter."""
     started = time.perf_counter()
     done = subprocess.run(
-        [sys.executable, "-c", _TIMER.format(module)],
+        [sys.executable, "-c", _TIMER.format(statement)],
         cwd=tempfile.gettempdir(),  # not the repository: no accidental local imports
         capture_output=True,
         text=True,
@@ -619,63 +721,66 @@ def _interpreter_seconds() -> float:
     return time.perf_counter() - started
 
 
-def _importtime_breakdown(module: str, top: int = 8) -> list[tuple[str, float]]:
-    """The largest cumulative entries one or two levels below ``module`` in
-    ``python -X importtime -c 'import module'`` (cumulative times nest)."""
+def _importtime_entries(statement: str) -> list[tuple[int, str, float]]:
+    """(depth, module, cumulative seconds) per line of ``python -X importtime -c``."""
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import {module}"],
+        [sys.executable, "-X", "importtime", "-c", statement],
         cwd=tempfile.gettempdir(),
         capture_output=True,
         text=True,
         timeout=120,
         check=True,
     )
-    # Lines come children first: the subtree of a top-level import is the run of nested
-    # lines just before its own (depth 0) line.
-    pending: list[tuple[str, float]] = []
-    entries: list[tuple[str, float]] = []
+    entries: list[tuple[int, str, float]] = []
     for line in done.stderr.splitlines():
         parts = line.removeprefix("import time:").split("|")
         if len(parts) != 3 or not parts[1].strip().isdigit():
             continue
         # The name column is one space, then two spaces per nesting level.
         depth = (len(parts[2]) - len(parts[2].lstrip(" ")) - 1) // 2
-        name = parts[2].strip()
-        if depth == 0:
-            if name == module:
-                entries = pending
-            pending = []
-        elif depth in (1, 2):
-            pending.append((name, int(parts[1]) / 1e6))
+        entries.append((depth, parts[2].strip(), int(parts[1]) / 1e6))
+    return entries
+
+
+def _importtime_breakdown(statement: str, top: int = 8) -> list[tuple[str, float]]:
+    """The largest cumulative entries (one or two levels deep) that ``statement`` imports
+    beyond interpreter start-up, from ``python -X importtime -c statement``. A lazily
+    loaded package shows its parts as top-level entries of their own."""
+    startup = {name for _, name, _ in _importtime_entries("pass")}
+    entries = [
+        (name, seconds)
+        for depth, name, seconds in _importtime_entries(statement)
+        if depth <= 1 and name not in startup
+    ]
     entries.sort(key=lambda item: item[1], reverse=True)
     return entries[:top]
 
 
 def _import_section(plan: Plan) -> list[str]:
-    for module, _ in IMPORTS:  # untimed: writes any missing .pyc files
-        _import_seconds(module)
-    imports: dict[str, list[float]] = {module: [] for module, _ in IMPORTS}
-    walls: dict[str, list[float]] = {module: [] for module, _ in IMPORTS}
+    for statement, _ in IMPORTS:  # untimed: writes any missing .pyc files
+        _import_seconds(statement)
+    imports: dict[str, list[float]] = {statement: [] for statement, _ in IMPORTS}
+    walls: dict[str, list[float]] = {statement: [] for statement, _ in IMPORTS}
     interpreter: list[float] = []
     for index in range(plan.import_runs):
         interpreter.append(_interpreter_seconds())
-        for module, _ in IMPORTS:
-            seconds, wall = _import_seconds(module)
-            imports[module].append(seconds)
-            walls[module].append(wall)
+        for statement, _ in IMPORTS:
+            seconds, wall = _import_seconds(statement)
+            imports[statement].append(seconds)
+            walls[statement].append(wall)
         print(f"{NAME} import time: round {index + 1}/{plan.import_runs}", file=sys.stderr)
     base = statistics.median(interpreter)
     rows: list[list[str]] = []
-    for module, description in IMPORTS:
-        median = statistics.median(imports[module])
-        is_ours = module == "mcp_layer"
+    for statement, description in IMPORTS:
+        median = statistics.median(imports[statement])
+        is_ours = "mcp_layer" in statement
         rows.append(
             [
-                f"`import {module}`",
+                f"`{statement}`",
                 description,
                 _ms(median),
-                f"{_ms(min(imports[module]))} - {_ms(max(imports[module]))}",
-                _ms(statistics.median(walls[module])),
+                f"{_ms(min(imports[statement]))} - {_ms(max(imports[statement]))}",
+                _ms(statistics.median(walls[statement])),
                 f"< {IMPORT_TARGET_SECONDS * 1000:.0f} ms" if is_ours else "—",
                 ("PASS" if median < IMPORT_TARGET_SECONDS else "MISS") if is_ours else "—",
             ]
@@ -694,19 +799,21 @@ def _import_section(plan: Plan) -> list[str]:
         align={2: "r", 3: "r", 4: "r"},
     )
     breakdown = ", ".join(
-        f"`{name}` {_ms(seconds)}" for name, seconds in _importtime_breakdown("mcp_layer")
+        f"`{name}` {_ms(seconds)}" for name, seconds in _importtime_breakdown(BREAKDOWN_STATEMENT)
     )
     return [
         "### Import time (fresh interpreter per measurement)",
         "",
         table,
         "",
-        f"- {plan.import_runs} rounds, modules alternating; `import` is timed inside the "
-        "child with `time.perf_counter()` (interpreter start-up excluded); "
-        f"`process wall` is the whole `python -c 'import …'` (`python -c pass` alone: "
-        f"{_ms(base)}).",
-        f"- Largest cumulative entries under `import mcp_layer` (`-X importtime`, one run): "
-        f"{breakdown}.",
+        f"- {plan.import_runs} rounds, statements alternating; the statement is timed inside "
+        "the child with `time.perf_counter()` (interpreter start-up excluded); "
+        f"`process wall` is the whole `python -c '…'` (`python -c pass` alone: "
+        f"{_ms(base)}). `mcp_layer` and `jsonrpc_core` load their parts on first use, so "
+        "`import mcp_layer` alone loads almost nothing; the `from mcp_layer import …` rows "
+        "are what a server or a stdio client pays.",
+        f"- Largest cumulative entries under `{BREAKDOWN_STATEMENT}` (`-X importtime`, one "
+        f"run, one or two levels deep): {breakdown}.",
     ]
 
 
@@ -733,6 +840,13 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "run's p50/p99.",
         "`vs official` = median req/s ÷ official → official median req/s; the target "
         "applies to rpcweave → rpcweave only. A MISS is reported, never raised.",
+        "Floor (Streamable HTTP `tools/call` only): `floor → floor` is a plain "
+        "`httpx.AsyncClient` POST loop (JSON by hand, the SSE answer parsed with "
+        "`json.loads`, its id checked) against `bench/servers/mcp_floor_server.py`, a raw "
+        "ASGI app under the same uvicorn settings that answers `initialize`, notifications "
+        "and `tools/call` of `echo` with the same JSON as the servers, as one SSE event, and "
+        "does nothing else (no validation, no session table). `vs floor` = median req/s ÷ "
+        "the floor's; the target (#10) is rpcweave → rpcweave ≥ 0.70 of the floor.",
         "Servers: `bench/servers/mcp_rpcweave_server.py` (`mcp_layer.MCPServer`) and "
         "`bench/servers/mcp_official_server.py` (`mcp.server.mcpserver.MCPServer`, the "
         "former FastMCP), both with `echo(text: str) -> str` plus the same 99 other tools "

@@ -54,6 +54,7 @@ from jsonrpc_core import (
 )
 
 from ._cache import ResultCache
+from ._call import call
 from ._errors import (
     MCP_ERRORS,
     MODERN_ERROR_CODES,
@@ -97,7 +98,6 @@ from ._methods import (
     TOOLS_CALL,
     TOOLS_LIST,
 )
-from ._registry import call
 from .types import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,

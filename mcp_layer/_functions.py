@@ -2,10 +2,13 @@
 
 Rules:
 
-1. The input schema comes from the signature, through one pydantic model built once per
-   function: parameter names, type hints, defaults, and descriptions from the docstring
-   (Google or Sphinx style). A parameter annotated with `Context` is injected, never
-   part of the schema.
+1. The input schema comes from the signature, through one pydantic model per function:
+   parameter names, type hints, defaults, and descriptions from the docstring (Google or
+   Sphinx style). A parameter annotated with `Context` is injected, never part of the
+   schema. The model is built at the function's first call; when every parameter has a
+   plain type (``str``, ``int``, ``float``, ``bool``, lists and ``dict[str, ...]`` of
+   those), the schema pydantic would generate from it is written out directly, so that
+   declaring a tool builds nothing.
 2. Arguments are validated once per call: against that model, or, when the user gave a
    raw JSON Schema, with jsonschema (compiled once) and passed through as they are.
 3. A typed return (a model, a TypedDict, a dataclass, or a primitive wrapped as
@@ -18,6 +21,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 import re
 import typing
 from collections.abc import Callable
@@ -79,7 +83,8 @@ def parse_docstring_params(doc: str | None) -> dict[str, str]:
 
 
 class _ArgumentsBase(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore")
+    # Deferred: a tool's validator is built at its first call, not when it is declared.
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="ignore", defer_build=True)
 
 
 def _is_structured_type(annotation: Any) -> bool:
@@ -126,27 +131,39 @@ class FunctionSignature:
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 continue
             default = ... if param.default is inspect.Parameter.empty else param.default
-            description = docs.get(name)
-            field = pydantic.Field(default, description=description)
-            fields[name] = (annotation, field)
+            fields[name] = (annotation, default, docs.get(name))
             self.param_names.append(name)
-        model_name = f"{getattr(func, '__name__', 'function')}Arguments"
-        self.arguments_model: type[BaseModel] = create_model(
-            model_name, __base__=_ArgumentsBase, **fields
-        )
+        self._model_name = f"{getattr(func, '__name__', 'function')}Arguments"
+        self._fields = fields
+        self._arguments_model: type[BaseModel] | None = None
         self.raw_input_schema = input_schema
         self._validator: Any = None
         if input_schema is not None:
             self.input_schema = input_schema
         else:
-            schema = self.arguments_model.model_json_schema()
-            schema.pop("title", None)
-            schema.setdefault("properties", {})
-            schema["type"] = "object"
+            schema = _plain_arguments_schema(fields)
+            if schema is None:
+                schema = self.arguments_model.model_json_schema()
+                schema.pop("title", None)
+                schema.setdefault("properties", {})
+                schema["type"] = "object"
             self.input_schema = schema
         self.output_schema, self.wraps_result = self._output(
             hints.get("return", signature.return_annotation), structured_output, output_schema
         )
+
+    @property
+    def arguments_model(self) -> type[BaseModel]:
+        """The pydantic model the arguments are validated against (built on first use)."""
+        model = self._arguments_model
+        if model is None:
+            fields: dict[str, Any] = {
+                name: (annotation, pydantic.Field(default, description=description))
+                for name, (annotation, default, description) in self._fields.items()
+            }
+            model = create_model(self._model_name, __base__=_ArgumentsBase, **fields)
+            self._arguments_model = model
+        return model
 
     def _output(
         self, annotation: Any, structured: bool | None, given: dict[str, Any] | None
@@ -162,6 +179,9 @@ class FunctionSignature:
             return schema, False
         if structured is None and not _is_wrappable(annotation):
             return None, False
+        plain = _plain_schema(annotation)
+        if plain is not None:
+            return {"type": "object", "properties": {"result": plain}, "required": ["result"]}, True
         try:
             inner = pydantic.TypeAdapter(annotation).json_schema()
         except pydantic.PydanticUserError:
@@ -212,6 +232,63 @@ def _mentions(annotation: Any, types: tuple[type, ...]) -> bool:
         except TypeError:  # not a real class after all (a generic alias on Python 3.10)
             pass
     return any(_mentions(arg, types) for arg in typing.get_args(annotation))
+
+
+_PLAIN_TYPES: dict[Any, str] = {str: "string", int: "integer", float: "number", bool: "boolean"}
+
+
+def _plain_schema(annotation: Any) -> dict[str, Any] | None:
+    """The JSON Schema pydantic generates for ``annotation``, written out directly for
+    ``str``, ``int``, ``float``, ``bool`` and ``list``/``dict[str, ...]`` of those; None
+    for anything else (pydantic builds those). Saves a schema build per tool at start-up.
+    """
+    try:
+        json_type = _PLAIN_TYPES.get(annotation)
+    except TypeError:  # an unhashable annotation is never a plain type
+        return None
+    if json_type is not None:
+        return {"type": json_type}
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin is list and len(args) == 1:
+        items = _plain_schema(args[0])
+        return None if items is None else {"items": items, "type": "array"}
+    if origin is dict and len(args) == 2 and args[0] is str:
+        values = _plain_schema(args[1])
+        return None if values is None else {"additionalProperties": values, "type": "object"}
+    return None
+
+
+def _plain_arguments_schema(
+    fields: dict[str, tuple[Any, Any, str | None]],
+) -> dict[str, Any] | None:
+    """The input schema pydantic would generate for an arguments model whose fields all
+    have `_plain_schema` types and scalar defaults (same members, same key order); None
+    when any field needs pydantic (which then also reports unusable names or types)."""
+    properties: dict[str, Any] = {}
+    required: list[str] = []
+    for name, (annotation, default, description) in fields.items():
+        schema = _plain_schema(annotation)
+        if schema is None or name.startswith(("_", "model_")) or hasattr(BaseModel, name):
+            return None
+        member: dict[str, Any] = dict(schema)
+        if default is ...:
+            required.append(name)
+        elif type(default) in (str, int, bool) or (
+            type(default) is float and math.isfinite(default)
+        ):
+            member["default"] = default
+        else:
+            return None
+        if description is not None:
+            member["description"] = description
+        member["title"] = name.title().replace("_", " ").strip()
+        properties[name] = {key: member[key] for key in sorted(member)}
+    result: dict[str, Any] = {"properties": properties}
+    if required:
+        result["required"] = required
+    result["type"] = "object"
+    return result
 
 
 def _is_wrappable(annotation: Any) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._call import call
 from ._context import Context
 from ._functions import FunctionSignature, docstring_summary
 from ._results import UNSTRUCTURED_RETURN_TYPES
@@ -22,7 +23,7 @@ from .types import (
     ToolAnnotations,
 )
 
-__all__ = ["PromptEntry", "ResourceEntry", "TemplateEntry", "ToolEntry"]
+__all__ = ["PromptEntry", "ResourceEntry", "TemplateEntry", "ToolEntry", "call"]
 
 
 @dataclass(slots=True)
@@ -188,22 +189,6 @@ def build_prompt(
         meta=meta,
     )
     return PromptEntry(prompt, signature)
-
-
-async def call(func: Callable[..., Any], kwargs: dict[str, Any], *, in_thread: bool = False) -> Any:
-    """Call a sync or async function; sync ones in a worker thread when asked."""
-    if inspect.iscoroutinefunction(func):
-        return await func(**kwargs)
-    if in_thread:
-        import functools
-
-        import anyio.to_thread
-
-        return await anyio.to_thread.run_sync(functools.partial(func, **kwargs))
-    result = func(**kwargs)
-    if inspect.isawaitable(result):
-        result = await result
-    return result
 
 
 CompletionHandler = Callable[..., Awaitable[Any] | Any]

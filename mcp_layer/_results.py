@@ -31,6 +31,7 @@ __all__ = [
     "Audio",
     "Image",
     "to_call_tool_result",
+    "to_call_tool_wire",
     "to_content",
     "to_prompt_result",
     "to_resource_contents",
@@ -121,6 +122,33 @@ def to_call_tool_result(
     if wraps_result:
         structured = {"result": structured}
     return CallToolResult(content=content, structured_content=structured)
+
+
+_WIRE_SCALARS = (int, float, bool, dict)
+
+
+def to_call_tool_wire(
+    value: Any, *, output_schema: dict[str, Any] | None, wraps_result: bool
+) -> dict[str, Any] | None:
+    """The wire form of `to_call_tool_result` for a plain value (a ``str``, ``int``,
+    ``float``, ``bool`` or ``dict``), written directly; None for anything else.
+
+    Encoded, it is byte for byte what the model would be (same members, same order),
+    without building and validating a `TextContent` and a `CallToolResult` per call.
+    """
+    kind = type(value)
+    if kind is str:
+        text = value
+    elif kind in _WIRE_SCALARS:
+        text = _json_text(value)
+    else:
+        return None
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if output_schema is not None:
+        if not wraps_result:
+            return None
+        result["structuredContent"] = {"result": pydantic_core.to_jsonable_python(value)}
+    return result
 
 
 def to_resource_contents(

@@ -7,19 +7,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
-from jsonrpc_core import (
-    BearerAuth,
-    EventStore,
-    HTTPServerOptions,
-    JsonRpcHTTPApp,
-    MessageStream,
-    OriginPolicy,
-    Route,
-)
-
-from ._http import http_policy_kwargs
 from ._methods import (
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
@@ -52,6 +41,18 @@ from .types import (
     ToolAnnotations,
     ToolsCapability,
 )
+
+if TYPE_CHECKING:
+    # The HTTP server modules load only when `asgi_app` is called: a stdio server
+    # never imports them.
+    from jsonrpc_core import (
+        BearerAuth,
+        EventStore,
+        JsonRpcHTTPApp,
+        MessageStream,
+        OriginPolicy,
+        Route,
+    )
 
 __all__ = ["MCPServer"]
 
@@ -400,6 +401,10 @@ class MCPServer:
         """This server as an ASGI app: Streamable HTTP at ``path``, and unless
         ``legacy_sse=False`` the 2024-11-05 HTTP+SSE transport at ``/sse`` + ``/messages``.
         """
+        from jsonrpc_core import HTTPServerOptions, JsonRpcHTTPApp, OriginPolicy
+
+        from ._http import http_policy_kwargs
+
         options = HTTPServerOptions(
             path=path,
             json_response=json_response,

@@ -81,7 +81,12 @@ from ._methods import (
 )
 from ._mrtr import InputRound, canonical_digest, find_signal
 from ._registry import call
-from ._results import to_call_tool_result, to_prompt_result, to_resource_contents
+from ._results import (
+    to_call_tool_result,
+    to_call_tool_wire,
+    to_prompt_result,
+    to_resource_contents,
+)
 from ._subscriptions import ChangeEvent, wants
 from .types import (
     LATEST_PROTOCOL_VERSION,
@@ -199,9 +204,13 @@ class ServerSession:
         """Register a handler of both eras: it gets the request's scope, and a 2026-era
         result is completed (rule 4)."""
 
+        is_async = inspect.iscoroutinefunction(handler)
+
         async def serve(params: Any, ctx: RequestContext) -> Any:
             scope = self.scope(ctx)
             if not scope.modern:
+                if is_async:
+                    return await handler(params, ctx, scope)
                 result = handler(params, ctx, scope)
                 return await result if inspect.isawaitable(result) else result
             disconnected = getattr(ctx.info, "disconnected", None)
@@ -435,7 +444,7 @@ class ServerSession:
 
     async def _call_tool(
         self, params: CallToolRequestParams, ctx: RequestContext, scope: RequestScope
-    ) -> CallToolResult | InputRequiredResult | Result:
+    ) -> CallToolResult | InputRequiredResult | Result | dict[str, Any]:
         entry = self.server.tools.get(params.name)
         if entry is None:
             raise InvalidParams(f"Unknown tool: {params.name}")
@@ -449,7 +458,9 @@ class ServerSession:
             )
             if task_result is not None:
                 return task_result
-        return await self.run_tool(entry, params, ctx, scope, inputs)
+        # A handshake-era result goes out as it is (`complete_result` is for 2026 ones),
+        # so a plain one may be its wire form.
+        return await self.run_tool(entry, params, ctx, scope, inputs, wire=not scope.modern)
 
     async def run_tool(
         self,
@@ -459,8 +470,11 @@ class ServerSession:
         scope: RequestScope,
         inputs: InputRound | None,
         context: Context | None = None,
-    ) -> CallToolResult | InputRequiredResult:
-        """Run a tool's function and make its result (or failure) a ``CallToolResult``."""
+        *,
+        wire: bool = False,
+    ) -> CallToolResult | InputRequiredResult | dict[str, Any]:
+        """Run a tool's function and make its result (or failure) a ``CallToolResult``;
+        with ``wire``, a plain result may come as its encoded-equivalent dict instead."""
         signature = entry.signature
         try:
             kwargs = signature.validate(params.arguments)
@@ -484,6 +498,12 @@ class ServerSession:
             if signal is None or inputs is None:
                 raise
             return self._input_required(inputs, signal.requests)
+        if wire:
+            plain = to_call_tool_wire(
+                value, output_schema=signature.output_schema, wraps_result=signature.wraps_result
+            )
+            if plain is not None:
+                return plain
         return to_call_tool_result(
             value, output_schema=signature.output_schema, wraps_result=signature.wraps_result
         )
