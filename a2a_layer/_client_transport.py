@@ -15,6 +15,7 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
+import pydantic_core
 
 from jsonrpc_core import (
     HTTPStatusError,
@@ -217,6 +218,7 @@ def _http_error(status: int, body: Any) -> Exception:
 
 def _json_or_none(body: bytes) -> Any:
     try:
-        return json.loads(body) if body else None
+        # Depth-limited, where json.loads raises RecursionError on deep nesting.
+        return pydantic_core.from_json(body) if body else None
     except ValueError:
         return None

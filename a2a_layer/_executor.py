@@ -147,6 +147,33 @@ class _Sink(Protocol):
     async def submit(self) -> None: ...
 
 
+class _ClosedSink:
+    """The sink of a closed `TaskUpdater` (never reached: the updater refuses first)."""
+
+    async def status(
+        self, state: TaskState, message: Message | None, metadata: Mapping[str, Any] | None
+    ) -> None:
+        raise InvalidTransition("the execution has ended: this updater is closed")
+
+    async def artifact(
+        self,
+        artifact: Artifact,
+        append: bool,
+        last_chunk: bool,
+        metadata: Mapping[str, Any] | None,
+    ) -> None:
+        raise InvalidTransition("the execution has ended: this updater is closed")
+
+    async def reply(self, message: Message) -> None:
+        raise InvalidTransition("the execution has ended: this updater is closed")
+
+    async def submit(self) -> None:
+        raise InvalidTransition("the execution has ended: this updater is closed")
+
+
+_CLOSED_SINK = _ClosedSink()
+
+
 class TaskUpdater:
     """Reports task progress for one execution (see module rules)."""
 
@@ -159,6 +186,9 @@ class TaskUpdater:
     def close(self) -> None:
         """Refuse further updates (the server calls this when ``execute`` returns)."""
         self._closed = True
+        # The sink (the server's run) refers back to this updater: dropping it lets the
+        # run be freed as soon as it is done, instead of by the cycle collector.
+        self._sink = _CLOSED_SINK
 
     def _check_open(self) -> None:
         if self._closed:

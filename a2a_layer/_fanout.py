@@ -262,8 +262,8 @@ class Replication:
                     await runtime._attach_locked(active, sub, settled=settled)
                 run.listeners.clear()
             run.first.set()
-            async with watcher.receive:
-                async for _ in watcher.receive:
+            async with watcher:
+                async for _ in watcher:
                     pass
         finally:
             watcher.close()

@@ -24,7 +24,7 @@ import ipaddress
 import logging
 import threading
 from collections import OrderedDict, deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mapping, MutableMapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
@@ -178,7 +178,17 @@ class PushDispatcher:
         queue = self._queues.get(key)
         if queue is None:
             queue = self._queues[key] = deque()
-            self._task_group.start_soon(self._deliver_task, key, queue)
+            delivery = self._deliver_task(key, queue)
+            try:
+                self._task_group.start_soon(_given, delivery, name=f"push delivery {task_id}")
+            except RuntimeError:
+                # The group takes no more tasks (it is shutting down): the delivery never
+                # runs, so it is closed here rather than left for the garbage collector
+                # to report as never awaited.
+                delivery.close()
+                del self._queues[key]
+                logger.warning("push delivery is stopping; event for task %s dropped", task_id)
+                return
         if len(queue) >= self.max_queued:
             queue.popleft()
             logger.warning("push queue of task %s is full: oldest event dropped", task_id)
@@ -243,6 +253,11 @@ class PushDispatcher:
                 delay = min(delay * 2, self.max_backoff)
         logger.warning("push to %s failed %d times; giving up", config.url, self.max_attempts)
         return False
+
+
+def _given(coroutine: Coroutine[Any, Any, None]) -> Coroutine[Any, Any, None]:
+    """A coroutine made before starting it (so the caller can close it if it never starts)."""
+    return coroutine
 
 
 class PushRejected(Exception):

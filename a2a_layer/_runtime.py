@@ -29,13 +29,14 @@ record in memory. Rules:
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
 
@@ -95,27 +96,106 @@ def _closes(state: TaskState) -> bool:
 
 
 class _Subscriber:
-    """One stream of events for one consumer (bounded; see rule 2)."""
+    """One stream of events for one consumer (bounded; see rule 2).
+
+    A queue without a scheduling point per item: `offer` never blocks, and the consumer
+    takes queued items without giving up the event loop first (it waits only when the
+    queue is empty). Use it as ``async with sub: async for item in sub``.
+    """
+
+    __slots__ = ("_buffer", "_closed", "_gone", "_items", "_wakeup")
 
     def __init__(self, buffer: int) -> None:
-        self._send: MemoryObjectSendStream[_Item]
-        self.receive: MemoryObjectReceiveStream[_Item]
-        self._send, self.receive = anyio.create_memory_object_stream[_Item](buffer)
+        self._buffer = buffer
+        self._items: deque[_Item] = deque()
+        self._closed = False  # no more items will come (the queued ones still do)
+        self._gone = False  # the consumer stopped reading
+        self._wakeup: anyio.Event | None = None
 
     def offer(self, item: _Item) -> bool:
         """Queue ``item``; ``False`` (and the stream closed) if the consumer is gone or slow."""
-        try:
-            self._send.send_nowait(item)
-        except anyio.WouldBlock:
+        if self._closed or self._gone:
+            return False
+        if self._wakeup is None and len(self._items) >= self._buffer:
             logger.info("a subscriber fell behind and was cut off")
-            self._send.close()
+            self.close()
             return False
-        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
-            return False
+        self._items.append(item)
+        self._wake()
         return True
 
+    @property
+    def pending(self) -> int:
+        """How many items wait for the consumer."""
+        return len(self._items)
+
     def close(self) -> None:
-        self._send.close()
+        """No more items: the consumer gets the queued ones, then the stream ends."""
+        self._closed = True
+        self._wake()
+
+    def _wake(self) -> None:
+        wakeup = self._wakeup
+        if wakeup is not None:
+            self._wakeup = None
+            wakeup.set()
+
+    async def __aenter__(self) -> _Subscriber:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self._gone = True
+        self._items.clear()
+
+    def __aiter__(self) -> _Subscriber:
+        return self
+
+    async def __anext__(self) -> _Item:
+        items = self._items
+        while not items:
+            if self._closed or self._gone:
+                raise StopAsyncIteration
+            wakeup = self._wakeup = anyio.Event()
+            try:
+                await wakeup.wait()
+            finally:
+                if self._wakeup is wakeup:
+                    self._wakeup = None
+        return items.popleft()
+
+
+class _Flag:
+    """A one-way flag like `anyio.Event`, whose event exists only once someone waits.
+
+    Most flags of a run are set without anybody waiting on them; creating an event for
+    each would cost more than the rest of a small run's bookkeeping.
+    """
+
+    __slots__ = ("_event", "_set")
+
+    def __init__(self) -> None:
+        self._set = False
+        self._event: anyio.Event | None = None
+
+    def set(self) -> None:
+        """Set the flag and wake every waiter (idempotent)."""
+        if not self._set:
+            self._set = True
+            if self._event is not None:
+                self._event.set()
+
+    def is_set(self) -> bool:
+        """Whether `set` was called."""
+        return self._set
+
+    async def wait(self) -> None:
+        """Until the flag is set (a checkpoint when it already is)."""
+        if self._set:
+            await anyio.lowlevel.checkpoint()
+            return
+        if self._event is None:
+            self._event = anyio.Event()
+        await self._event.wait()
 
 
 class _Active:
@@ -124,12 +204,21 @@ class _Active:
     def __init__(self, task: Task, tenant: str) -> None:
         self.task = task
         self.tenant = tenant
-        self.lock = anyio.Lock()
-        self.slot = anyio.Semaphore(1)  # rule 3; released by the run that took it
+        # No scheduling point on an uncontended acquire: `apply` yields when a
+        # subscriber's queue fills up instead (see `TaskRuntime._relieve`).
+        self.lock = anyio.Lock(fast_acquire=True)
+        self._slot: anyio.Semaphore | None = None
         self.subscribers: list[_Subscriber] = []
         self.run: _Run | None = None
         self.users = 0
         self.seq = 0  # the number of the stored change `task` is at (shared stores only)
+
+    @property
+    def slot(self) -> anyio.Semaphore:
+        """Rule 3: held by the continuation running on this task (made on first use)."""
+        if self._slot is None:
+            self._slot = anyio.Semaphore(1)
+        return self._slot
 
 
 class _Run:
@@ -154,9 +243,9 @@ class _Run:
         self.error: JsonRpcError | None = None
         self.replayed_task: Task | None = None
         self.listeners: list[_Subscriber] = []
-        self.first = anyio.Event()  # a task exists, or a reply or an error is known
-        self.settled = anyio.Event()  # blocking sends may return
-        self.done = anyio.Event()  # execute has returned and the run is finalised
+        self.first = _Flag()  # a task exists, or a reply or an error is known
+        self.settled = _Flag()  # blocking sends may return
+        self.done = _Flag()  # execute has returned and the run is finalised
         self.cancel_scope = anyio.CancelScope()
         self.cancel_requested = False
         self.updater = TaskUpdater(self, self.task_id, self.context_id)
@@ -287,6 +376,7 @@ class TaskRuntime:
         self.store = store
         self.push = push
         self.subscriber_buffer = subscriber_buffer
+        self._relief_at = max(1, min(32, subscriber_buffer // 2))
         self.cancel_grace = cancel_grace
         self._active: dict[tuple[str, str], _Active] = {}
         self._inflight: dict[tuple[str, str], _Run] = {}
@@ -380,7 +470,12 @@ class TaskRuntime:
                 return apply_status(current, event), wrapped
             return apply_artifact(current, event), wrapped
 
-        async with active.lock:
+        lock = active.lock
+        try:
+            lock.acquire_nowait()  # the usual case, without the awaitable's bookkeeping
+        except anyio.WouldBlock:
+            await lock.acquire()
+        try:
             if self.replication is not None:
                 await self.replication.write(active, compute)
             else:
@@ -388,6 +483,23 @@ class TaskRuntime:
                 await self.store.save_task(task, tenant=active.tenant)
                 active.task = task
             self._broadcast(active, wrapped, closes=closes)
+        finally:
+            lock.release()
+        await self._relieve(active)
+
+    async def _relieve(self, active: _Active) -> None:
+        """Let the consumers run once their queues fill up.
+
+        Events are applied without a scheduling point of their own, so an agent that
+        never awaits anything else could fill a subscriber's queue before its consumer
+        runs and have it cut off (rule 2). Past half the buffer (or a few dozen items),
+        every event gives the loop one turn, as any consumer that keeps up needs.
+        """
+        limit = self._relief_at
+        for sub in active.subscribers:
+            if sub.pending >= limit:
+                await anyio.lowlevel.checkpoint()
+                return
 
     def _broadcast(
         self, active: _Active, event: StreamResponse, *, closes: bool, push: bool = True
@@ -426,8 +538,8 @@ class TaskRuntime:
         active.run = run
         self._active[(run.tenant, task.id)] = active
         run.active = active
-        async with active.lock:
-            if self.push is not None:
+        if self.push is not None:
+            async with active.lock:
                 self.push.publish(run.tenant, task.id, StreamResponse(task=task))
         for sub in run.listeners:
             await self.add_subscriber(active, sub, settled=False)
@@ -675,10 +787,9 @@ class TaskRuntime:
 
     # -- streaming and cancel ----------------------------------------------------------
 
-    async def stream_run(self, run: _Run, sub: _Subscriber) -> AsyncIterator[StreamResponse]:
+    def stream_run(self, run: _Run, sub: _Subscriber) -> AsyncIterator[StreamResponse]:
         """The events of a streaming send (``sub`` was given to `start`)."""
-        async for item in self._drain(sub, run.active):
-            yield item
+        return self._drain(sub, run=run)
 
     async def subscribe(self, task_id: str, *, tenant: str) -> AsyncIterator[StreamResponse]:
         """SubscribeToTask: the task now, then its events (a terminal task is refused)."""
@@ -690,24 +801,21 @@ class TaskRuntime:
             await self.add_subscriber(active, sub, settled=False)
         finally:
             self._release(active)
-
-        async def events() -> AsyncIterator[StreamResponse]:
-            async for item in self._drain(sub, active):
-                yield item
-
-        return events()
+        return self._drain(sub, active=active)
 
     async def _drain(
-        self, sub: _Subscriber, active: _Active | None
+        self, sub: _Subscriber, *, run: _Run | None = None, active: _Active | None = None
     ) -> AsyncIterator[StreamResponse]:
         try:
-            async with sub.receive:
-                async for item in sub.receive:
+            async with sub:
+                async for item in sub:
                     if isinstance(item, JsonRpcError):
                         raise item
                     yield item
         finally:
             sub.close()
+            if run is not None:
+                active = run.active  # known only once the run has made its task
             for candidate in (active, *self._active.values()):
                 if candidate is not None and sub in candidate.subscribers:
                     self._drop_subscriber(candidate, sub)

@@ -97,7 +97,8 @@ class A2AService:
         tenant = tenant or ""
         if not valid_tenant(tenant):
             raise InvalidParams("Invalid params: tenant: control characters are not allowed")
-        return replace(call, tenant=scope_key(tenant, self.owner_of(call.principal)))
+        scope = scope_key(tenant, self.owner_of(call.principal))
+        return call if scope == call.tenant else replace(call, tenant=scope)
 
     # -- capability checks -----------------------------------------------------------
 

@@ -19,10 +19,12 @@ from ._types._agent_card import (
     ProtocolBinding,
 )
 from ._types._base import (
+    MAX_NESTING,
     A2AModel,
     Base64Bytes,
     HistoryLength,
     Int32,
+    JsonValue,
     LenientEnum,
     Struct,
     Timestamp,
@@ -79,6 +81,7 @@ from ._types._task import Task, TaskStatus
 
 __all__ = [
     "INTERRUPTED_STATES",
+    "MAX_NESTING",
     "TERMINAL_STATES",
     "A2AModel",
     "APIKeySecurityScheme",
@@ -105,6 +108,7 @@ __all__ = [
     "HistoryLength",
     "ImplicitOAuthFlow",
     "Int32",
+    "JsonValue",
     "LenientEnum",
     "ListTaskPushNotificationConfigsRequest",
     "ListTaskPushNotificationConfigsResponse",

@@ -42,18 +42,50 @@ from pydantic import (
 from pydantic.alias_generators import to_camel
 
 __all__ = [
+    "MAX_NESTING",
     "A2AModel",
     "Base64Bytes",
     "HistoryLength",
     "Int32",
+    "JsonValue",
     "LenientEnum",
     "Struct",
     "Timestamp",
     "format_timestamp",
 ]
 
-Struct = dict[str, Any]
-"""A ``google.protobuf.Struct``: a JSON object."""
+MAX_NESTING = 200
+"""The deepest nesting of objects and arrays a JSON value in a model may have.
+
+The JSON-RPC and HTTP+JSON parsers stop at 200 levels for a whole request, so nothing
+that arrives on the wire comes near it; a value built in Python (or read by a lenient
+parser) that goes deeper is refused as a validation error rather than failing later,
+when it is copied, stored or serialised (pydantic's serialiser stops at 255 levels).
+"""
+
+
+def _check_nesting(value: Any) -> Any:
+    """``value`` unchanged; a `ValueError` if it nests deeper than `MAX_NESTING`."""
+    if not isinstance(value, (dict, list)):
+        return value
+    # Iterative on purpose: a recursive walk would hit the interpreter's recursion limit.
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending:
+        current, depth = pending.pop()
+        if depth > MAX_NESTING:
+            raise ValueError(f"JSON value nested deeper than {MAX_NESTING} levels")
+        children = current.values() if isinstance(current, dict) else current
+        for child in children:
+            if isinstance(child, (dict, list)):
+                pending.append((child, depth + 1))
+    return value
+
+
+Struct = Annotated[dict[str, Any], AfterValidator(_check_nesting)]
+"""A ``google.protobuf.Struct``: a JSON object (nested at most `MAX_NESTING` levels)."""
+
+JsonValue = Annotated[Any, AfterValidator(_check_nesting)]
+"""A ``google.protobuf.Value``: any JSON value (nested at most `MAX_NESTING` levels)."""
 
 
 class A2AModel(BaseModel):

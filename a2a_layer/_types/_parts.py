@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import SerializerFunctionWrapHandler, model_serializer, model_validator
 from typing_extensions import Self
 
-from ._base import A2AModel, Base64Bytes, Struct
+from ._base import A2AModel, Base64Bytes, JsonValue, Struct
 
 __all__ = ["Part", "PartKind"]
 
@@ -27,7 +27,7 @@ class Part(A2AModel):
     text: str | None = None
     raw: Base64Bytes | None = None
     url: str | None = None
-    data: Any = None
+    data: JsonValue = None
     metadata: Struct | None = None
     filename: str | None = None
     media_type: str | None = None
@@ -51,6 +51,10 @@ class Part(A2AModel):
 
     @model_validator(mode="after")
     def _exactly_one_content(self) -> Self:
+        if self.data is None and "data" not in self.model_fields_set:
+            # The usual case, decided without building the list of members.
+            if (self.text is not None) + (self.raw is not None) + (self.url is not None) == 1:
+                return self
         present = self._content_members()
         if len(present) != 1:
             found = ", ".join(present) if present else "none"
@@ -61,7 +65,7 @@ class Part(A2AModel):
     def _data_null_only_as_content(self, handler: SerializerFunctionWrapHandler) -> Any:
         out = handler(self)
         if isinstance(out, dict) and self.data is None:
-            if self._content_members() == ["data"]:
+            if "data" in self.model_fields_set and self._content_members() == ["data"]:
                 out["data"] = None  # JSON null is the content: keep it despite exclude_none
             else:
                 out.pop("data", None)  # not the content: never write a competing null
