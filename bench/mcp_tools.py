@@ -9,8 +9,10 @@ Contenders per workload are the four client -> server pairs: rpcweave -> rpcweav
 official -> official, and the cross pairs official -> rpcweave and rpcweave -> official,
 so the table shows whether the time goes to the client or to the server. Both servers
 (``bench/servers/``) declare the same tools from ``bench/servers/mcp_toolset.py``. The
-Streamable HTTP ``tools/call`` workloads also run the floor: a plain ``httpx`` POST loop
-against a raw ASGI app that answers with the same JSON (``mcp_floor_server.py``).
+``tools/call`` workloads also run the floor, a hand-written client against a server that
+answers with the same JSON and does nothing else: over stdio an asyncio NDJSON client
+against ``mcp_floor_stdio_server.py``, over Streamable HTTP a plain ``httpx`` POST loop
+against a raw ASGI app (``mcp_floor_server.py``).
 
 Also measured: cold start (process launch to the first ``tools/call`` response, per
 pair and transport), each server process's peak RSS (``VmHWM``), and import time of
@@ -24,6 +26,7 @@ shuts everything down (untimed). Contenders alternate run by run.
 from __future__ import annotations
 
 import asyncio
+import json
 import math
 import os
 import signal
@@ -68,6 +71,7 @@ SERVER_SCRIPTS = {
     OFFICIAL: SERVERS_DIR / "mcp_official_server.py",
     FLOOR: SERVERS_DIR / "mcp_floor_server.py",
 }
+FLOOR_STDIO_SCRIPT = SERVERS_DIR / "mcp_floor_stdio_server.py"
 STDIO = "stdio"
 HTTP = "http"
 TRANSPORT_LABELS = {STDIO: "stdio", HTTP: "Streamable HTTP"}
@@ -95,7 +99,8 @@ THEIRS = Pair(OFFICIAL, OFFICIAL)
 PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
 """Ours first, the baseline second, then the cross pairs."""
 FLOOR_PAIR = Pair(FLOOR, FLOOR)
-"""The floor: httpx against a raw ASGI app (Streamable HTTP ``tools/call`` only)."""
+"""The floor (``tools/call`` only): a hand-written NDJSON client against a standard-library
+stdio server, or httpx against a raw ASGI app."""
 
 
 # -- plan ---------------------------------------------------------------------------
@@ -114,12 +119,14 @@ class Workload:
     """Required ratio rpcweave → rpcweave ÷ official → official (None: reported only)."""
     later_target: float | None = None
     """A target announced for later; shown, never judged."""
+    floor: bool = False
+    """Whether the floor runs too (``tools/call`` only)."""
     floor_target: float | None = None
-    """Required ratio rpcweave → rpcweave ÷ the floor; the floor runs only when set."""
+    """Required ratio rpcweave → rpcweave ÷ the floor (needs ``floor``; None: reported only)."""
 
     @property
     def pairs(self) -> tuple[Pair, ...]:
-        return (*PAIRS, FLOOR_PAIR) if self.floor_target is not None else PAIRS
+        return (*PAIRS, FLOOR_PAIR) if self.floor else PAIRS
 
     @property
     def label(self) -> str:
@@ -140,6 +147,8 @@ class Plan:
 
 FLOOR_TARGET = 0.70
 """Streamable HTTP ``tools/call``: rpcweave → rpcweave at least 70% of the floor (#10)."""
+STDIO_FLOOR_TARGET = 0.50
+"""stdio ``tools/call``, 1 in flight: rpcweave → rpcweave at least 50% of the floor (#10)."""
 
 
 def make_plan(quick: bool) -> Plan:
@@ -149,11 +158,20 @@ def make_plan(quick: bool) -> Plan:
             mode="quick",
             runs=2,
             workloads=(
-                Workload(STDIO, "tools/call", 1, 300, 30, target=5.0),
-                Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0),
+                Workload(
+                    STDIO,
+                    "tools/call",
+                    1,
+                    300,
+                    30,
+                    target=5.0,
+                    floor=True,
+                    floor_target=STDIO_FLOOR_TARGET,
+                ),
+                Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0, floor=True),
                 Workload(STDIO, "tools/list", 1, 60, 5, target=3.0),
-                Workload(HTTP, "tools/call", 1, 150, 20, floor_target=FLOOR_TARGET),
-                Workload(HTTP, "tools/call", 32, 500, 64, floor_target=FLOOR_TARGET),
+                Workload(HTTP, "tools/call", 1, 150, 20, floor=True, floor_target=FLOOR_TARGET),
+                Workload(HTTP, "tools/call", 32, 500, 64, floor=True, floor_target=FLOOR_TARGET),
                 Workload(HTTP, "tools/list", 1, 40, 5, target=3.0),
             ),
             cold_runs=2,
@@ -163,11 +181,20 @@ def make_plan(quick: bool) -> Plan:
         mode="full",
         runs=5,
         workloads=(
-            Workload(STDIO, "tools/call", 1, 2_000, 200, target=5.0),
-            Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0),
+            Workload(
+                STDIO,
+                "tools/call",
+                1,
+                2_000,
+                200,
+                target=5.0,
+                floor=True,
+                floor_target=STDIO_FLOOR_TARGET,
+            ),
+            Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0, floor=True),
             Workload(STDIO, "tools/list", 1, 300, 20, target=3.0),
-            Workload(HTTP, "tools/call", 1, 800, 100, floor_target=FLOOR_TARGET),
-            Workload(HTTP, "tools/call", 32, 3_000, 320, floor_target=FLOOR_TARGET),
+            Workload(HTTP, "tools/call", 1, 800, 100, floor=True, floor_target=FLOOR_TARGET),
+            Workload(HTTP, "tools/call", 32, 3_000, 320, floor=True, floor_target=FLOOR_TARGET),
             Workload(HTTP, "tools/list", 1, 200, 20, target=3.0),
         ),
         cold_runs=7,
@@ -312,13 +339,162 @@ class _FloorResult:
     is_error: bool
 
 
+def _floor_echo(result: dict[str, Any]) -> _FloorResult:
+    """What a floor keeps of a ``tools/call`` result, after checking the echoed text (on
+    every call: the SDK clients parse every result, so the floor does not skip that)."""
+    texts = [_FloorText(block["text"]) for block in result["content"]]
+    echoed = _FloorResult(texts, bool(result.get("isError")))
+    if echoed.is_error or not texts or texts[0].text != ECHO_ARGUMENTS["text"]:
+        raise RuntimeError(f"floor: echo returned {result!r}")
+    return echoed
+
+
+FLOOR_PROTOCOL_VERSION = "2025-11-25"
+
+
+def _floor_initialize(request_id: int) -> dict[str, Any]:
+    params = {
+        "protocolVersion": FLOOR_PROTOCOL_VERSION,
+        "capabilities": {},
+        "clientInfo": {"name": "bench-floor", "version": "1.0.0"},
+    }
+    return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
+
+
+def _floor_echo_request(request_id: int) -> dict[str, Any]:
+    params = {"name": "echo", "arguments": ECHO_ARGUMENTS}
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
+
+
+class _StdioFloorClient:
+    """A minimal hand-written MCP client over NDJSON pipes (standard library only).
+
+    With one request in flight it writes a line and reads lines until the response with
+    its id. With several, a reader task resolves each caller's future by id.
+    """
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self._writer = process.stdin
+        self._reader = process.stdout
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._reader_task: asyncio.Task[None] | None = None
+        self._dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
+
+    def _line(self, message: dict[str, Any]) -> bytes:
+        return self._dumps(message).encode() + b"\n"
+
+    async def notify(self, method: str) -> None:
+        self._writer.write(self._line({"jsonrpc": "2.0", "method": method}))
+        await self._writer.drain()
+
+    async def request_sequential(self, message: dict[str, Any]) -> Any:
+        """One request (with its id set); only valid while nothing else is in flight."""
+        request_id = message["id"]
+        self._writer.write(self._line(message))
+        await self._writer.drain()
+        while True:
+            line = await self._reader.readline()
+            if not line:
+                raise ConnectionError("floor server closed the connection")
+            reply = json.loads(line)
+            if "id" not in reply or "method" in reply:
+                continue  # a notification or a server request: not ours to answer
+            if reply["id"] != request_id:
+                raise RuntimeError(f"floor: response id {reply['id']!r}, not {request_id}")
+            if "error" in reply:
+                raise RuntimeError(f"floor: error response {reply['error']!r}")
+            return reply["result"]
+
+    async def call_sequential(self) -> _FloorResult:
+        """``tools/call`` of ``echo``, one in flight."""
+        self._next_id += 1
+        return _floor_echo(await self.request_sequential(_floor_echo_request(self._next_id)))
+
+    def start_reader(self) -> None:
+        """Switch to multiplexed mode: a task routes each response to its caller."""
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
+
+    async def call_multiplexed(self) -> _FloorResult:
+        """``tools/call`` of ``echo`` that may overlap with others (after `start_reader`)."""
+        self._next_id += 1
+        request_id = self._next_id
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._writer.write(self._line(_floor_echo_request(request_id)))
+        await self._writer.drain()
+        return _floor_echo(await future)
+
+    async def _read_replies(self) -> None:
+        try:
+            while line := await self._reader.readline():
+                reply = json.loads(line)
+                if "id" not in reply or "method" in reply:
+                    continue
+                future = self._pending.pop(reply["id"], None)
+                if future is None or future.done():
+                    continue
+                if "error" in reply:
+                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
+                else:
+                    future.set_result(reply["result"])
+        finally:
+            pending, self._pending = self._pending, {}
+            for future in pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError("floor server closed the connection"))
+
+    async def close(self) -> None:
+        """Close stdin, let the server exit on end of input, and reap it."""
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        try:
+            await asyncio.wait_for(self.process.wait(), HTTP_SHUTDOWN_TIMEOUT)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader_task is not None:
+            await self._reader_task
+
+
+@asynccontextmanager
+async def _stdio_floor_session(in_flight: int, log: TextIO) -> AsyncIterator[Session]:
+    """Launch the stdio floor server and initialize it by hand; ``call_echo`` writes and
+    reads itself with 1 in flight, and goes through a reader task with more."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        str(FLOOR_STDIO_SCRIPT),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=log,
+        cwd=REPO_ROOT,
+    )
+    client = _StdioFloorClient(process)
+    try:
+        result = await client.request_sequential(_floor_initialize(0))
+        if result.get("protocolVersion") != FLOOR_PROTOCOL_VERSION:
+            raise RuntimeError(f"floor: initialize returned {result!r}")
+        await client.notify("notifications/initialized")
+        if in_flight == 1:
+            call_echo: Callable[[], Any] = client.call_sequential
+        else:
+            client.start_reader()
+            call_echo = client.call_multiplexed
+        yield Session(call_echo, _no_listing, process.pid)
+    finally:
+        await client.close()
+
+
 @asynccontextmanager
 async def _floor_session(url: str) -> AsyncIterator[Callable[[], Any]]:
     """A plain ``httpx.AsyncClient`` doing the Streamable HTTP exchange by hand:
     ``initialize``, ``notifications/initialized``, then ``tools/call`` POSTs whose
     SSE answer is parsed with `json.loads` and checked for its id."""
-    import json
-
     import httpx
 
     headers = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
@@ -337,28 +513,18 @@ async def _floor_session(url: str) -> AsyncIterator[Callable[[], Any]]:
         raise RuntimeError(f"floor: no result for request {request_id}: {response.content!r}")
 
     async with httpx.AsyncClient(timeout=httpx.Timeout(30.0)) as http:
-        initialize = {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "bench-floor", "version": "1.0.0"},
-        }
-        response = await post(
-            http, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize}
-        )
+        response = await post(http, _floor_initialize(0))
         reply_of(response, 0)
         headers["mcp-session-id"] = response.headers["mcp-session-id"]
-        headers["mcp-protocol-version"] = "2025-11-25"
+        headers["mcp-protocol-version"] = FLOOR_PROTOCOL_VERSION
         await post(http, {"jsonrpc": "2.0", "method": "notifications/initialized"})
 
         async def call_echo() -> _FloorResult:
             nonlocal next_id
             next_id += 1
             request_id = next_id
-            params = {"name": "echo", "arguments": ECHO_ARGUMENTS}
-            message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
-            result = reply_of(await post(http, message), request_id)
-            texts = [_FloorText(block["text"]) for block in result["content"]]
-            return _FloorResult(texts, bool(result.get("isError")))
+            response = await post(http, _floor_echo_request(request_id))
+            return _floor_echo(reply_of(response, request_id))
 
         yield call_echo
 
@@ -368,12 +534,17 @@ def _no_listing() -> Any:
 
 
 @asynccontextmanager
-async def open_session(pair: Pair, transport: str, log: TextIO) -> AsyncIterator[Session]:
-    """Launch ``pair.server`` and open an initialized ``pair.client`` session to it."""
+async def open_session(
+    pair: Pair, transport: str, log: TextIO, in_flight: int = 1
+) -> AsyncIterator[Session]:
+    """Launch ``pair.server`` and open an initialized ``pair.client`` session to it
+    (``in_flight`` only tells the stdio floor whether to start its reader task)."""
     script = SERVER_SCRIPTS[pair.server]
     if pair == FLOOR_PAIR:
-        if transport != HTTP:
-            raise ValueError("the floor is Streamable HTTP only")
+        if transport == STDIO:
+            async with _stdio_floor_session(in_flight, log) as session:
+                yield session
+            return
         async with _http_server(FLOOR, log) as (url, pid), _floor_session(url) as call_echo:
             yield Session(call_echo, _no_listing, pid)
         return
@@ -435,7 +606,7 @@ async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint)
     """One run of one pair: launch, connect, check, warm up, time, read RSS, shut down."""
     with _scratch_log() as log:
         try:
-            async with open_session(pair, workload.transport, log) as session:
+            async with open_session(pair, workload.transport, log, workload.in_flight) as session:
                 if workload.operation == "tools/list":
                     call = session.list_tools
                     _check_listing(await call(), pair)
@@ -464,15 +635,19 @@ def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[li
         summary = summaries[pair.name]
         ratio = summary.median_rate / baseline.median_rate
         vs_floor = summary.median_rate / floor.median_rate if floor is not None else math.nan
-        target = result = "—"
+        targets: list[str] = []
+        results: list[str] = []
+        if pair == OURS and workload.target is not None:
+            targets.append(f"≥ {workload.target:g}x")
+            results.append(verdict(ratio, workload.target))
+        if pair == OURS and workload.later_target is not None:
+            targets.append(f"(later ≥ {workload.later_target:g}x)")
+            results.append(f"({verdict(ratio, workload.later_target)})")
         if pair == OURS and workload.floor_target is not None:
-            target = f"≥ {workload.floor_target:.2f} of floor"
-            result = verdict(vs_floor, workload.floor_target)
-        elif pair == OURS and workload.target is not None:
-            target, result = f"≥ {workload.target:g}x", verdict(ratio, workload.target)
-        elif pair == OURS and workload.later_target is not None:
-            target = f"(later ≥ {workload.later_target:g}x)"
-            result = f"({verdict(ratio, workload.later_target)})"
+            targets.append(f"≥ {workload.floor_target:.2f} of floor")
+            results.append(verdict(vs_floor, workload.floor_target))
+        target = "; ".join(targets) or "—"
+        result = "; ".join(results) or "—"
         rows.append(
             [
                 workload.label,
@@ -840,13 +1015,21 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "run's p50/p99.",
         "`vs official` = median req/s ÷ official → official median req/s; the target "
         "applies to rpcweave → rpcweave only. A MISS is reported, never raised.",
-        "Floor (Streamable HTTP `tools/call` only): `floor → floor` is a plain "
-        "`httpx.AsyncClient` POST loop (JSON by hand, the SSE answer parsed with "
+        "Floor (`tools/call` only): `floor → floor` is a hand-written client against a "
+        "server that answers `initialize`, notifications and `tools/call` of `echo` with "
+        "the same JSON as the SDK servers and does nothing else (no validation, no other "
+        "tools). Over stdio: an asyncio NDJSON client (1 in flight: write a line, read "
+        "lines to the response; 32 in flight: a reader task resolving futures by id) "
+        "against `bench/servers/mcp_floor_stdio_server.py` (standard library; asyncio "
+        "reader on stdin, one `write` + `flush` per message). Over Streamable HTTP: a "
+        "plain `httpx.AsyncClient` POST loop (JSON by hand, the SSE answer parsed with "
         "`json.loads`, its id checked) against `bench/servers/mcp_floor_server.py`, a raw "
-        "ASGI app under the same uvicorn settings that answers `initialize`, notifications "
-        "and `tools/call` of `echo` with the same JSON as the servers, as one SSE event, and "
-        "does nothing else (no validation, no session table). `vs floor` = median req/s ÷ "
-        "the floor's; the target (#10) is rpcweave → rpcweave ≥ 0.70 of the floor.",
+        "ASGI app under the same uvicorn settings answering as one SSE event (no session "
+        "table). Both floor clients check the echoed text of every call. `vs floor` = "
+        "median req/s ÷ the floor's; the targets (#10) are rpcweave → rpcweave ≥ "
+        f"{STDIO_FLOOR_TARGET:.2f} of the floor over stdio with 1 in flight and ≥ "
+        f"{FLOOR_TARGET:.2f} over Streamable HTTP (1 and 32 in flight); stdio with 32 in "
+        "flight is reported only.",
         "Servers: `bench/servers/mcp_rpcweave_server.py` (`mcp_layer.MCPServer`) and "
         "`bench/servers/mcp_official_server.py` (`mcp.server.mcpserver.MCPServer`, the "
         "former FastMCP), both with `echo(text: str) -> str` plus the same 99 other tools "
