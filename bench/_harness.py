@@ -11,27 +11,78 @@ Rules this module keeps:
 from __future__ import annotations
 
 import asyncio
+import json
 import math
+import os
+import signal
 import statistics
 import sys
+import tempfile
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any, Protocol, TextIO, TypeVar, cast
 
 __all__ = [
+    "FLOOR",
+    "FLOOR_PAIR",
+    "OFFICIAL",
+    "OURS",
+    "PAIRS",
+    "REPO_ROOT",
+    "RPCWEAVE",
+    "SERVERS_DIR",
+    "THEIRS",
     "Contender",
+    "CpuPerCall",
+    "NdjsonClient",
+    "Pair",
     "Sample",
     "Summary",
+    "async_contender",
+    "attribution_cells",
+    "compare",
+    "compare_groups",
+    "compare_pairs",
     "format_latency",
     "format_rate",
     "format_ratio",
+    "listening_process",
+    "load_average",
+    "load_note",
+    "log_tail",
     "measure",
+    "measure_with_cpu",
     "percentile",
+    "process_cpu_seconds",
+    "render_attribution",
+    "render_pair_table",
+    "render_report",
     "render_table",
     "run_alternating",
+    "run_report",
+    "scratch_log",
     "summarize",
+    "summary_cells",
+    "summary_headers",
+    "target_cells",
     "verdict",
+    "warm_up",
 ]
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 
 Call = Callable[[], Awaitable[object]]
 """One request/response round trip, awaited to completion."""
@@ -237,3 +288,415 @@ def render_table(
         else:
             rules.append("-" * size)
     return "\n".join([line(headers), "| " + " | ".join(rules) + " |", *(line(r) for r in rows)])
+
+
+# -- contenders ---------------------------------------------------------------------
+
+RPCWEAVE = "rpcweave"
+OFFICIAL = "official"
+FLOOR = "floor"
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """A client implementation talking to a server (or agent) implementation."""
+
+    client: str
+    server: str
+
+    @property
+    def name(self) -> str:
+        """``client → server``, or just ``floor`` for the floor pair."""
+        return FLOOR if self.client == FLOOR else f"{self.client} → {self.server}"
+
+
+OURS = Pair(RPCWEAVE, RPCWEAVE)
+THEIRS = Pair(OFFICIAL, OFFICIAL)
+FLOOR_PAIR = Pair(FLOOR, FLOOR)
+PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL), FLOOR_PAIR)
+"""Ours first, the baseline second, then the cross pairs and the floor."""
+
+
+def async_contender(name: str, run: Callable[[], Coroutine[Any, Any, Sample]]) -> Contender:
+    """A contender whose run is the coroutine ``run()`` on a fresh event loop."""
+    return Contender(name, lambda: asyncio.run(run()))
+
+
+def compare(contenders: Sequence[Contender], runs: int, *, label: str) -> dict[str, Summary]:
+    """`run_alternating`, then `summarize` each contender (in the contenders' order)."""
+    samples = run_alternating(contenders, runs, label=label)
+    return {name: summarize(name, runs) for name, runs in samples.items()}
+
+
+def compare_pairs(
+    pairs: Sequence[Pair],
+    run: Callable[[Pair], Coroutine[Any, Any, Sample]],
+    runs: int,
+    *,
+    label: str,
+) -> dict[str, Summary]:
+    """`compare` the pairs, each run being ``run(pair)`` on a fresh event loop."""
+    return compare([async_contender(p.name, partial(run, p)) for p in pairs], runs, label=label)
+
+
+class Group(Protocol):
+    """A row group of a report (a workload, a load): anything with a ``label``."""
+
+    @property
+    def label(self) -> str: ...
+
+
+G = TypeVar("G", bound=Group)
+
+
+def compare_groups(
+    groups: Sequence[G],
+    run: Callable[[Pair, G], Coroutine[Any, Any, Sample]],
+    runs: int,
+    *,
+    name: str,
+    pairs: Sequence[Pair] = PAIRS,
+) -> Iterator[tuple[G, dict[str, Summary]]]:
+    """For each group in turn, `compare_pairs` with ``run(pair, group)`` (progress
+    labelled ``"<name> <group label>"``) and yield the group and its summaries."""
+    for group in groups:
+        summaries = compare_pairs(pairs, _bind(run, group), runs, label=f"{name} {group.label}")
+        yield group, summaries
+
+
+def _bind(
+    run: Callable[[Pair, G], Coroutine[Any, Any, Sample]], group: G
+) -> Callable[[Pair], Coroutine[Any, Any, Sample]]:
+    return lambda pair: run(pair, group)
+
+
+# -- timed sections -----------------------------------------------------------------
+
+
+async def warm_up(call: Callable[[], Awaitable[object]], *, calls: int, concurrency: int) -> object:
+    """One call alone (its result returned, to be checked), then ``calls`` untimed calls
+    by ``concurrency`` closed-loop callers."""
+    first = await call()
+    await measure(call, warmup=0, calls=calls, concurrency=concurrency)
+    return first
+
+
+def process_cpu_seconds(pid: int | None) -> float:
+    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
+    if pid is None:
+        return math.nan
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return math.nan
+
+
+async def measure_with_cpu(
+    call: Call, *, calls: int, concurrency: int, pid: int | None
+) -> tuple[Sample, float, float]:
+    """Time ``calls`` calls (no warm-up) like `measure`; also return the CPU seconds per
+    call spent by this process and by process ``pid`` (NaN if unknown) meanwhile."""
+    client_cpu, server_cpu = time.process_time(), process_cpu_seconds(pid)
+    sample = await measure(call, warmup=0, calls=calls, concurrency=concurrency)
+    client_cpu = (time.process_time() - client_cpu) / calls
+    server_cpu = (process_cpu_seconds(pid) - server_cpu) / calls
+    return sample, client_cpu, server_cpu
+
+
+class CpuPerCall:
+    """(row label, contender) -> each run's (client, server) CPU seconds per timed call."""
+
+    def __init__(self) -> None:
+        self.runs: dict[tuple[str, str], list[tuple[float, float]]] = {}
+
+    def add(self, key: tuple[str, str], client: float, server: float) -> None:
+        """Record one run."""
+        self.runs.setdefault(key, []).append((client, server))
+
+    def medians(self, key: tuple[str, str]) -> tuple[float, float]:
+        """Median client and server CPU per call over the runs of ``key`` (NaN if none)."""
+        runs = self.runs.get(key, [])
+        if not runs:
+            return math.nan, math.nan
+        return statistics.median(c for c, _ in runs), statistics.median(s for _, s in runs)
+
+    def clear(self) -> None:
+        """Forget every run (at the start of a benchmark)."""
+        self.runs.clear()
+
+
+# -- server processes ---------------------------------------------------------------
+
+
+def scratch_log() -> TextIO:
+    """A temporary file for a server's stderr (its tail goes into error messages)."""
+    return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8"))
+
+
+def log_tail(log: TextIO, lines: int = 6) -> str:
+    """The last ``lines`` lines of ``log``, joined with `` | `` (empty if unreadable)."""
+    try:
+        log.flush()
+        log.seek(0)
+        return " | ".join(log.read().strip().splitlines()[-lines:])
+    except (OSError, ValueError):
+        return ""
+
+
+@asynccontextmanager
+async def listening_process(
+    args: Sequence[str],
+    *,
+    what: str,
+    log: TextIO | None = None,
+    ready: str = "LISTENING",
+    url_suffix: str = "",
+    stop: signal.Signals = signal.SIGINT,
+    startup_timeout: float = 30.0,
+    shutdown_timeout: float = 10.0,
+) -> AsyncIterator[tuple[str, int]]:
+    """Run ``python *args`` (from the repository root, stdin closed, stderr to ``log``
+    or inherited), wait for its first stdout line ``<ready> <port>``, and yield
+    ``http://127.0.0.1:<port><url_suffix>`` and its pid. On exit send ``stop``, and kill
+    it if it has not exited after ``shutdown_timeout`` seconds."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        *args,
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=log,
+        cwd=REPO_ROOT,
+    )
+    try:
+        assert process.stdout is not None
+        line = await asyncio.wait_for(process.stdout.readline(), startup_timeout)
+        word, _, port = line.decode().partition(" ")
+        if word != ready or not port.strip().isdigit():
+            detail = f"; {log_tail(log)}" if log is not None else ""
+            raise RuntimeError(f"{what} did not start: {line!r}{detail}")
+        yield f"http://127.0.0.1:{int(port)}{url_suffix}", process.pid
+    finally:
+        if process.returncode is None:
+            process.send_signal(stop)
+            try:
+                await asyncio.wait_for(process.wait(), shutdown_timeout)
+            except asyncio.TimeoutError:
+                process.kill()
+                await process.wait()
+
+
+class NdjsonClient:
+    """A minimal hand-written JSON-RPC client of a subprocess speaking NDJSON on its pipes
+    (standard library only), for floor contenders.
+
+    With one request in flight, `call_sequential` writes the request and reads lines up
+    to its response. With several, `start_reader` starts a task that routes each response
+    to its caller's future, and callers use `call_multiplexed`. Subclasses may override
+    `_reply` to look at the other messages on the way.
+    """
+
+    peer = "floor server"
+    """How error messages name the other end."""
+    close_timeout: float | None = 10.0
+    """Seconds `close` waits for the process to exit before killing it (None: no limit)."""
+
+    def __init__(self, process: asyncio.subprocess.Process) -> None:
+        assert process.stdin is not None and process.stdout is not None
+        self.process = process
+        self._writer = process.stdin
+        self._reader = process.stdout
+        self._next_id = 0
+        self._pending: dict[int, asyncio.Future[Any]] = {}
+        self._reader_task: asyncio.Task[None] | None = None
+
+    def _encode(self, method: str, params: Any) -> tuple[int, bytes]:
+        """The next request id and the request as one compact JSON line."""
+        self._next_id += 1
+        request = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        return self._next_id, json.dumps(request, separators=(",", ":")).encode() + b"\n"
+
+    def _reply(self, line: bytes) -> dict[str, Any] | None:
+        """The message on ``line`` if it is a response (an id and no method), else None."""
+        message: dict[str, Any] = json.loads(line)
+        return message if "id" in message and "method" not in message else None
+
+    async def call_sequential(self, method: str, params: Any) -> Any:
+        """One request; only valid while nothing else is in flight."""
+        request_id, data = self._encode(method, params)
+        self._writer.write(data)
+        await self._writer.drain()
+        while True:
+            line = await self._reader.readline()
+            if not line:
+                raise ConnectionError(f"{self.peer} closed the connection")
+            reply = self._reply(line)
+            if reply is None:
+                continue
+            if reply.get("id") != request_id:
+                raise RuntimeError(f"floor: response id {reply.get('id')!r}, not {request_id}")
+            if "error" in reply:
+                raise RuntimeError(f"floor: error response {reply['error']!r}")
+            return reply["result"]
+
+    def start_reader(self) -> None:
+        """Switch to multiplexed mode: a task routes each response to its caller."""
+        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
+
+    async def call_multiplexed(self, method: str, params: Any) -> Any:
+        """One request that may overlap with others (after `start_reader`)."""
+        request_id, data = self._encode(method, params)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = future
+        self._writer.write(data)
+        await self._writer.drain()
+        return await future
+
+    async def _read_replies(self) -> None:
+        try:
+            while line := await self._reader.readline():
+                reply = self._reply(line)
+                if reply is None:
+                    continue
+                future = self._pending.pop(reply["id"], None)
+                if future is None or future.done():
+                    continue
+                if "error" in reply:
+                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
+                else:
+                    future.set_result(reply["result"])
+        finally:
+            pending, self._pending = self._pending, {}
+            for future in pending.values():
+                if not future.done():
+                    future.set_exception(ConnectionError(f"{self.peer} closed the connection"))
+
+    async def close(self) -> None:
+        """Close stdin, let the process exit on end of input, and reap it."""
+        self._writer.close()
+        try:
+            await self._writer.wait_closed()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        try:
+            await asyncio.wait_for(self.process.wait(), self.close_timeout)
+        except asyncio.TimeoutError:
+            self.process.kill()
+            await self.process.wait()
+        if self._reader_task is not None:
+            await self._reader_task
+
+
+# -- report -------------------------------------------------------------------------
+
+
+def summary_headers(count: str, rate: str) -> list[str]:
+    """The headers of `summary_cells`, e.g. ``("calls", "req/s")``."""
+    return [f"runs x {count}", f"median {rate}", f"range {rate}", "p50 latency", "p99 latency"]
+
+
+def summary_cells(summary: Summary) -> list[str]:
+    """``runs x calls``, median rate, rate range, p50 and p99 latency of one contender."""
+    return [
+        f"{summary.runs} x {summary.calls:,}",
+        format_rate(summary.median_rate),
+        f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
+        format_latency(summary.p50_latency),
+        format_latency(summary.p99_latency),
+    ]
+
+
+def target_cells(pair: Pair, ratio: float, target: float | None) -> list[str]:
+    """The ``target`` and ``result`` cells: filled for rpcweave → rpcweave when the row
+    group has a target (``≥ <target>x`` and the `verdict` of ``ratio``), else dashes."""
+    if pair == OURS and target is not None:
+        return [f"≥ {target:g}x", verdict(ratio, target)]
+    return ["—", "—"]
+
+
+def render_pair_table(
+    group: str,
+    server: str,
+    units: tuple[str, str],
+    extra: Sequence[str],
+    rows: Sequence[Sequence[str]],
+) -> str:
+    """The results table of client → server pairs: ``group`` (the row group's header),
+    ``client → <server>``, `summary_headers` of ``units``, the ``extra`` columns, then
+    ``vs official``, ``vs floor``, ``target``, ``result``; all but the first two and the
+    last two right-aligned."""
+    headers = [
+        group,
+        f"client → {server}",
+        *summary_headers(*units),
+        *extra,
+        "vs official",
+        "vs floor",
+        "target",
+        "result",
+    ]
+    return render_table(headers, rows, align={i: "r" for i in range(2, len(headers) - 2)})
+
+
+def attribution_cells(score: Callable[[Pair], float]) -> list[str]:
+    """``score`` (bigger is better) of official → rpcweave, rpcweave → official and
+    rpcweave → rpcweave, each ÷ official → official's."""
+    base = score(THEIRS)
+    return [
+        format_ratio(score(Pair(OFFICIAL, RPCWEAVE)) / base),
+        format_ratio(score(Pair(RPCWEAVE, OFFICIAL)) / base),
+        format_ratio(score(OURS) / base),
+    ]
+
+
+def render_attribution(row_header: str, rows: Sequence[Sequence[str]], *, server: str) -> str:
+    """The "where the time goes" table: a row label, then `attribution_cells`."""
+    return render_table(
+        [
+            row_header,
+            f"rpcweave {server} only (official → rpcweave)",
+            "rpcweave client only (rpcweave → official)",
+            "both (rpcweave → rpcweave)",
+        ],
+        rows,
+        align={1: "r", 2: "r", 3: "r"},
+    )
+
+
+def load_average() -> str:
+    """The machine's 1- and 5-minute load averages, for the notes."""
+    try:
+        one, five, _ = os.getloadavg()
+    except OSError:
+        return "n/a"
+    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
+
+
+def load_note(before: str, after: str, *, server: str = "server", when: str = "") -> str:
+    """The note on machine load (`load_average` before and after the runs); ``when``
+    goes after "before / after" (e.g. ``" the run"``)."""
+    return (
+        f"Machine load average before / after{when}: {before}; {after} "
+        f"({os.cpu_count()} CPUs). Client and {server} share these CPUs, so other work on "
+        "the machine moves the absolute figures; alternating runs keep the ratios fair."
+    )
+
+
+def render_report(name: str, title: str, sections: Sequence[str], notes: Sequence[str]) -> str:
+    """A benchmark's Markdown: heading, ``sections`` (lines), then ``notes`` as a list."""
+    bullets = [f"- {note}" for note in notes]
+    return "\n".join([f"## {name}: {title}", "", *sections, "", "### Notes", "", *bullets])
+
+
+def run_report(
+    name: str,
+    title: str,
+    sections: Callable[[], Sequence[str]],
+    notes: Callable[[str, str], Sequence[str]],
+) -> str:
+    """Build ``sections()`` (the runs), then `render_report` with ``notes(load before,
+    load after)``, the `load_average` read just before and just after the sections."""
+    before = load_average()
+    lines = sections()
+    return render_report(name, title, lines, notes(before, load_average()))

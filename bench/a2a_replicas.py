@@ -27,33 +27,30 @@ import asyncio
 import json
 import os
 import secrets
-import signal
 import subprocess
-import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator
-from contextlib import AsyncExitStack, asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 from ._harness import (
+    REPO_ROOT,
+    SERVERS_DIR,
     Contender,
     Sample,
+    compare,
     format_latency,
     format_rate,
     format_ratio,
+    listening_process,
     measure,
     render_table,
-    run_alternating,
-    summarize,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SERVER = REPO_ROOT / "bench" / "servers" / "a2a_replica_server.py"
-STARTUP_TIMEOUT = 30.0
+SERVER = SERVERS_DIR / "a2a_replica_server.py"
 RETRIES: list[int] = []
 """One entry per request resent after a transport error (reported with the figures)."""
-SHUTDOWN_TIMEOUT = 10.0
 
 
 @dataclass(frozen=True)
@@ -107,7 +104,7 @@ def fresh_database(dsn: str) -> Iterator[str]:
     params = conninfo_to_dict(dsn)
     params["dbname"] = name
     try:
-        yield make_conninfo(**params)
+        yield make_conninfo("", **params)
     finally:
         with psycopg.connect(dsn, autocommit=True) as conn:
             conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
@@ -116,31 +113,9 @@ def fresh_database(dsn: str) -> Iterator[str]:
 # -- replicas -----------------------------------------------------------------------
 
 
-@asynccontextmanager
-async def replica(args: list[str]) -> AsyncIterator[str]:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVER),
-        *args,
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        cwd=REPO_ROOT,
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT)
-        word, _, port = line.decode().partition(" ")
-        if word != "LISTENING" or not port.strip().isdigit():
-            raise RuntimeError(f"replica did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(port)}"
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+def replica(args: list[str]) -> AbstractAsyncContextManager[tuple[str, int]]:
+    """Start one replica (stderr inherited); yield its base URL and pid; stop it."""
+    return listening_process([str(SERVER), *args], what="replica")
 
 
 def _body(index: int) -> bytes:
@@ -163,7 +138,7 @@ async def _run(args_for: list[list[str]], warmup: int, calls: int, concurrency: 
     import httpx
 
     async with AsyncExitStack() as stack:
-        urls = [await stack.enter_async_context(replica(args)) for args in args_for]
+        urls = [(await stack.enter_async_context(replica(args)))[0] for args in args_for]
         clients = [
             await stack.enter_async_context(
                 httpx.AsyncClient(
@@ -235,8 +210,7 @@ def _report(dsn: str, plan: Plan) -> str:
             *(_contender(f"postgres x{n}", "postgres", n, dsn, plan, parallel) for n in (1, 2, 3)),
         ]
         label = f"{plan.concurrency} in flight" if parallel else "1 in flight"
-        samples = run_alternating(contenders, plan.runs, label=label)
-        summaries = [summarize(c.name, samples[c.name]) for c in contenders]
+        summaries = list(compare(contenders, plan.runs, label=label).values())
         base = summaries[0].median_rate
         rows = [
             [

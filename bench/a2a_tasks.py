@@ -28,34 +28,43 @@ throughput (1 in flight) and ≥ 5x faster time to the last event of the 100-chu
 
 from __future__ import annotations
 
-import asyncio
 import json
-import math
-import os
-import signal
 import statistics
 import sys
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, TextIO, cast
+from functools import partial
+from typing import Any, TextIO
 
 from ._harness import (
-    Contender,
+    FLOOR,
+    OFFICIAL,
+    PAIRS,
+    RPCWEAVE,
+    SERVERS_DIR,
+    THEIRS,
+    CpuPerCall,
+    Pair,
     Sample,
     Summary,
+    attribution_cells,
+    compare_groups,
     format_latency,
-    format_rate,
     format_ratio,
-    measure,
-    render_table,
-    run_alternating,
-    summarize,
-    verdict,
+    listening_process,
+    load_note,
+    log_tail,
+    measure_with_cpu,
+    render_attribution,
+    render_pair_table,
+    run_report,
+    scratch_log,
+    summary_cells,
+    target_cells,
+    warm_up,
 )
 
 __all__ = ["NAME", "TITLE", "run"]
@@ -63,39 +72,14 @@ __all__ = ["NAME", "TITLE", "run"]
 NAME = "a2a"
 TITLE = "A2A SendMessage and a 100-chunk streamed artifact over HTTP (uvicorn)"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 STREAM_CHUNKS = 100
-STARTUP_TIMEOUT = 30.0
-SHUTDOWN_TIMEOUT = 10.0
 
-RPCWEAVE = "rpcweave"
-OFFICIAL = "official"
-FLOOR = "floor"
 SERVER_SCRIPTS = {
     RPCWEAVE: SERVERS_DIR / "a2a_rpcweave_server.py",
     OFFICIAL: SERVERS_DIR / "a2a_official_server.py",
     FLOOR: SERVERS_DIR / "a2a_floor_server.py",
 }
 
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A client implementation talking to a server implementation."""
-
-    client: str
-    server: str
-
-    @property
-    def name(self) -> str:
-        return FLOOR if self.client == FLOOR else f"{self.client} → {self.server}"
-
-
-OURS = Pair(RPCWEAVE, RPCWEAVE)
-THEIRS = Pair(OFFICIAL, OFFICIAL)
-FLOOR_PAIR = Pair(FLOOR, FLOOR)
-PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL), FLOOR_PAIR)
-"""Ours first, the baseline second, then the cross pairs and the floor."""
 
 SEND = "send"
 STREAM = "stream"
@@ -164,53 +148,9 @@ def make_plan(quick: bool) -> Plan:
 # -- server processes ---------------------------------------------------------------
 
 
-def _cpu_seconds(pid: int | None) -> float:
-    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
-    if pid is None:
-        return math.nan
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return math.nan
-
-
-def _tail(log: TextIO, lines: int = 6) -> str:
-    try:
-        log.flush()
-        log.seek(0)
-        return " | ".join(log.read().strip().splitlines()[-lines:])
-    except (OSError, ValueError):
-        return ""
-
-
-@asynccontextmanager
-async def server_process(server: str, log: TextIO) -> AsyncIterator[tuple[str, int]]:
+def server_process(server: str, log: TextIO) -> AbstractAsyncContextManager[tuple[str, int]]:
     """Start a fixture server; yield its base URL and pid; stop it with SIGINT."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVER_SCRIPTS[server]),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=log,
-        cwd=REPO_ROOT,
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT)
-        word, _, port = line.decode().partition(" ")
-        if word != "LISTENING" or not port.strip().isdigit():
-            raise RuntimeError(f"{server} server did not start: {line!r}; {_tail(log)}")
-        yield f"http://127.0.0.1:{int(port)}", process.pid
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+    return listening_process([str(SERVER_SCRIPTS[server])], what=f"{server} server", log=log)
 
 
 # -- clients ------------------------------------------------------------------------
@@ -391,7 +331,7 @@ CLIENTS = {RPCWEAVE: _rpcweave_client, OFFICIAL: _official_client, FLOOR: _floor
 
 # -- throughput ---------------------------------------------------------------------
 
-CPU_PER_CALL: dict[tuple[str, str], list[tuple[float, float]]] = {}
+CPU_PER_CALL = CpuPerCall()
 """(workload label, contender) -> per run (client, server) CPU seconds per timed call."""
 TTFE: dict[tuple[str, str], list[float]] = {}
 """(workload label, contender) -> per run median time to the first event (streams)."""
@@ -399,7 +339,7 @@ TTFE: dict[tuple[str, str], list[float]] = {}
 
 async def _sample(pair: Pair, workload: Workload) -> Sample:
     """One run: start the server, connect, check, warm up, time, stop (only timing timed)."""
-    with cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8")) as log:
+    with scratch_log() as log:
         try:
             async with (
                 server_process(pair.server, log) as (base_url, pid),
@@ -412,67 +352,49 @@ async def _sample(pair: Pair, workload: Workload) -> Sample:
                     starts.append(time.perf_counter())
                     await operation()
 
-                await call()
-                await measure(call, warmup=0, calls=workload.warmup, concurrency=workload.in_flight)
+                await warm_up(call, calls=workload.warmup, concurrency=workload.in_flight)
                 starts.clear()
                 FIRST_EVENT.clear()
-                client_cpu, server_cpu = time.process_time(), _cpu_seconds(pid)
-                sample = await measure(
-                    call, warmup=0, calls=workload.calls, concurrency=workload.in_flight
+                sample, client_cpu, server_cpu = await measure_with_cpu(
+                    call, calls=workload.calls, concurrency=workload.in_flight, pid=pid
                 )
-                client_cpu = (time.process_time() - client_cpu) / workload.calls
-                server_cpu = (_cpu_seconds(pid) - server_cpu) / workload.calls
                 key = (workload.label, pair.name)
-                CPU_PER_CALL.setdefault(key, []).append((client_cpu, server_cpu))
+                CPU_PER_CALL.add(key, client_cpu, server_cpu)
                 if workload.operation == STREAM and workload.in_flight == 1:
                     firsts = [f - s for s, f in zip(starts, FIRST_EVENT, strict=True)]
                     TTFE.setdefault(key, []).append(statistics.median(firsts))
                 return sample
         except Exception as exc:
             raise RuntimeError(
-                f"{pair.name} {workload.label} failed: {exc!r}; {_tail(log)}"
+                f"{pair.name} {workload.label} failed: {exc!r}; {log_tail(log)}"
             ) from exc
-
-
-def _median(values: list[float]) -> float:
-    return statistics.median(values) if values else math.nan
 
 
 def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
     baseline = summaries[THEIRS.name]
-    floor = summaries[FLOOR_PAIR.name]
+    floor = summaries[FLOOR]
     rows: list[list[str]] = []
     for pair in PAIRS:
         summary = summaries[pair.name]
         key = (workload.label, pair.name)
-        cpu = CPU_PER_CALL.get(key, [])
-        client_cpu = _median([c for c, _ in cpu])
-        server_cpu = _median([s for _, s in cpu])
+        client_cpu, server_cpu = CPU_PER_CALL.medians(key)
         if workload.operation == SEND:
             ratio = summary.median_rate / baseline.median_rate
             vs_floor = summary.median_rate / floor.median_rate
         else:  # time to the last event: smaller is better, ratios are speed-ups
             ratio = baseline.p50_latency / summary.p50_latency
             vs_floor = floor.p50_latency / summary.p50_latency
-        target = result = "—"
-        if pair == OURS and workload.target is not None:
-            target, result = f"≥ {workload.target:g}x", verdict(ratio, workload.target)
         rows.append(
             [
                 workload.label,
                 pair.name,
-                f"{summary.runs} x {summary.calls:,}",
-                format_rate(summary.median_rate),
-                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
-                format_latency(summary.p50_latency),
-                format_latency(summary.p99_latency),
-                format_latency(_median(TTFE[key])) if key in TTFE else "—",
+                *summary_cells(summary),
+                format_latency(statistics.median(TTFE[key])) if key in TTFE else "—",
                 format_latency(client_cpu),
                 format_latency(server_cpu),
                 format_ratio(ratio),
                 format_ratio(vs_floor),
-                target,
-                result,
+                *target_cells(pair, ratio, workload.target),
             ]
         )
     return rows
@@ -483,58 +405,18 @@ def _attribution_row(workload: Workload, summaries: dict[str, Summary]) -> list[
         summary = summaries[pair.name]
         return summary.median_rate if workload.operation == SEND else 1 / summary.p50_latency
 
-    base = score(THEIRS)
-    return [
-        workload.label,
-        format_ratio(score(Pair(OFFICIAL, RPCWEAVE)) / base),
-        format_ratio(score(Pair(RPCWEAVE, OFFICIAL)) / base),
-        format_ratio(score(OURS) / base),
-    ]
+    return [workload.label, *attribution_cells(score)]
 
 
 def _throughput_section(plan: Plan) -> list[str]:
     rows: list[list[str]] = []
     attribution: list[list[str]] = []
-    for workload in plan.workloads:
-
-        def runner(pair: Pair, workload: Workload = workload) -> Callable[[], Sample]:
-            return lambda: asyncio.run(_sample(pair, workload))
-
-        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
-        samples = run_alternating(contenders, plan.runs, label=f"{NAME} {workload.label}")
-        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
+    for workload, summaries in compare_groups(plan.workloads, _sample, plan.runs, name=NAME):
         rows.extend(_workload_rows(workload, summaries))
         attribution.append(_attribution_row(workload, summaries))
-    table = render_table(
-        [
-            "workload",
-            "client → server",
-            "runs x calls",
-            "median calls/s",
-            "range calls/s",
-            "p50 latency",
-            "p99 latency",
-            "p50 first event",
-            "client CPU/call",
-            "server CPU/call",
-            "vs official",
-            "vs floor",
-            "target",
-            "result",
-        ],
-        rows,
-        align={i: "r" for i in range(2, 12)},
-    )
-    where = render_table(
-        [
-            "workload",
-            "rpcweave server only (official → rpcweave)",
-            "rpcweave client only (rpcweave → official)",
-            "both (rpcweave → rpcweave)",
-        ],
-        attribution,
-        align={1: "r", 2: "r", 3: "r"},
-    )
+    extra = ["p50 first event", "client CPU/call", "server CPU/call"]
+    table = render_pair_table("workload", "server", ("calls", "calls/s"), extra, rows)
+    where = render_attribution("workload", attribution, server="server")
     return [
         "### Results",
         "",
@@ -552,19 +434,9 @@ def _throughput_section(plan: Plan) -> list[str]:
 # -- the benchmark ------------------------------------------------------------------
 
 
-def _load_average() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "n/a"
-    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
-
-
 def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
     return [
-        f"Machine load average before / after: {load_before}; {load_after} "
-        f"({os.cpu_count()} CPUs). Client and server share these CPUs, so other work on the "
-        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        load_note(load_before, load_after, server="server"),
         f"Mode: {plan.mode} — {plan.runs} runs per contender per workload, contenders "
         "alternating run by run; each run starts a fresh server process (uvicorn on "
         "127.0.0.1, same settings for all: h11/asyncio as installed, lifespan on, access "
@@ -600,10 +472,7 @@ def run(*, quick: bool = False) -> str:
     plan = make_plan(quick)
     CPU_PER_CALL.clear()
     TTFE.clear()
-    load_before = _load_average()
-    sections = _throughput_section(plan)
-    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
-    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+    return run_report(NAME, TITLE, partial(_throughput_section, plan), partial(_notes, plan))
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience entry point

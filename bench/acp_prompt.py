@@ -25,31 +25,42 @@ from __future__ import annotations
 
 import asyncio
 import json
-import math
-import os
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
+from functools import partial
 from typing import Any, cast
 
 from ._harness import (
-    Contender,
+    FLOOR,
+    OFFICIAL,
+    PAIRS,
+    REPO_ROOT,
+    RPCWEAVE,
+    SERVERS_DIR,
+    THEIRS,
+    CpuPerCall,
+    NdjsonClient,
+    Pair,
     Sample,
     Summary,
+    attribution_cells,
+    compare_groups,
     format_latency,
-    format_rate,
     format_ratio,
-    measure,
+    load_note,
+    measure_with_cpu,
+    render_attribution,
+    render_pair_table,
     render_table,
-    run_alternating,
-    summarize,
-    verdict,
+    run_report,
+    summary_cells,
+    target_cells,
+    warm_up,
 )
 
 __all__ = ["NAME", "TITLE", "run"]
@@ -57,39 +68,15 @@ __all__ = ["NAME", "TITLE", "run"]
 NAME = "acp"
 TITLE = "ACP session/prompt streaming 10 session/update chunks over stdio"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SERVERS_DIR = Path(__file__).resolve().parent / "servers"
 CHUNKS = 10
 PROMPT_TEXT = "hi"
 CHUNK_TEXTS = [f"chunk {i} " for i in range(CHUNKS)]
 
-RPCWEAVE = "rpcweave"
-OFFICIAL = "official"
-FLOOR = "floor"
 AGENT_SCRIPTS = {
     RPCWEAVE: SERVERS_DIR / "acp_rpcweave_agent.py",
     OFFICIAL: SERVERS_DIR / "acp_official_agent.py",
     FLOOR: SERVERS_DIR / "acp_floor_agent.py",
 }
-
-
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A client implementation talking to an agent implementation."""
-
-    client: str
-    agent: str
-
-    @property
-    def name(self) -> str:
-        return FLOOR if self.client == FLOOR else f"{self.client} → {self.agent}"
-
-
-OURS = Pair(RPCWEAVE, RPCWEAVE)
-THEIRS = Pair(OFFICIAL, OFFICIAL)
-FLOOR_PAIR = Pair(FLOOR, FLOOR)
-PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL), FLOOR_PAIR)
-"""Ours first, the baseline second, then the cross pairs and the floor."""
 
 
 # -- plan ---------------------------------------------------------------------------
@@ -141,18 +128,6 @@ def make_plan(quick: bool) -> Plan:
 
 
 # -- processes ----------------------------------------------------------------------
-
-
-def _cpu_seconds(pid: int | None) -> float:
-    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
-    if pid is None:
-        return math.nan
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return math.nan
 
 
 def _agent_command(agent: str) -> list[str]:
@@ -224,7 +199,7 @@ class _OfficialClient:
         raise RuntimeError("the benchmark agent does not ask for permission")
 
 
-class _FloorClient:
+class _FloorClient(NdjsonClient):
     """A minimal hand-written ACP client over NDJSON pipes (standard library only).
 
     With one prompt in flight it writes the request and reads lines until the response,
@@ -232,24 +207,15 @@ class _FloorClient:
     each caller's future by id.
     """
 
+    peer = "floor agent"
+
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.process = process
-        self._writer = process.stdin
-        self._reader = process.stdout
-        self._next_id = 0
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._reader_task: asyncio.Task[None] | None = None
+        super().__init__(process)
         self.counts = Counts()
 
-    def _encode(self, method: str, params: Any) -> tuple[int, bytes]:
-        self._next_id += 1
-        request = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
-        return self._next_id, json.dumps(request, separators=(",", ":")).encode() + b"\n"
-
-    def _handle(self, line: bytes) -> dict[str, Any] | None:
+    def _reply(self, line: bytes) -> dict[str, Any] | None:
         """Count an update; return a response (anything with an id and no method)."""
-        message = json.loads(line)
+        message: dict[str, Any] = json.loads(line)
         if message.get("method") == "session/update":
             params = message["params"]
             update = params["update"]
@@ -258,76 +224,13 @@ class _FloorClient:
             return None
         return message if "id" in message and "method" not in message else None
 
-    async def call_sequential(self, method: str, params: Any) -> Any:
-        """One request; only valid while nothing else is in flight."""
-        request_id, data = self._encode(method, params)
-        self._writer.write(data)
-        await self._writer.drain()
-        while True:
-            line = await self._reader.readline()
-            if not line:
-                raise ConnectionError("floor agent closed the connection")
-            reply = self._handle(line)
-            if reply is None:
-                continue
-            if reply.get("id") != request_id:
-                raise RuntimeError(f"floor: response id {reply.get('id')!r}, not {request_id}")
-            if "error" in reply:
-                raise RuntimeError(f"floor: error response {reply['error']!r}")
-            return reply["result"]
-
-    def start_reader(self) -> None:
-        """Switch to multiplexed mode: a task counts updates and routes responses."""
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
-
-    async def call_multiplexed(self, method: str, params: Any) -> Any:
-        request_id, data = self._encode(method, params)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        self._writer.write(data)
-        await self._writer.drain()
-        return await future
-
-    async def _read_replies(self) -> None:
-        try:
-            while line := await self._reader.readline():
-                reply = self._handle(line)
-                if reply is None:
-                    continue
-                future = self._pending.pop(reply["id"], None)
-                if future is None or future.done():
-                    continue
-                if "error" in reply:
-                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
-                else:
-                    future.set_result(reply["result"])
-        finally:
-            pending, self._pending = self._pending, {}
-            for future in pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("floor agent closed the connection"))
-
-    async def close(self) -> None:
-        """Close stdin, let the agent exit on end of input, and reap it."""
-        self._writer.close()
-        try:
-            await self._writer.wait_closed()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        try:
-            await asyncio.wait_for(self.process.wait(), 10)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-        if self._reader_task is not None:
-            await self._reader_task
-
 
 @asynccontextmanager
 async def open_connection(pair: Pair, sessions: int) -> AsyncIterator[Connection]:
-    """Launch ``pair.agent``, connect ``pair.client``, initialize, open ``sessions``."""
+    """Launch ``pair.server`` (the agent), connect ``pair.client``, initialize, open
+    ``sessions``."""
     cwd = str(REPO_ROOT)
-    command = _agent_command(pair.agent)
+    command = _agent_command(pair.server)
     if pair.client == FLOOR:
         process = await asyncio.create_subprocess_exec(
             *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, cwd=cwd
@@ -387,7 +290,7 @@ async def open_connection(pair: Pair, sessions: int) -> AsyncIterator[Connection
 
 # -- throughput ---------------------------------------------------------------------
 
-CPU_PER_CALL: dict[tuple[str, str], list[tuple[float, float]]] = {}
+CPU_PER_CALL = CpuPerCall()
 """(load label, contender) -> per run (client, agent) CPU seconds per timed prompt."""
 
 
@@ -412,107 +315,50 @@ async def _sample(pair: Pair, load: Load) -> Sample:
                 raise RuntimeError(f"{pair.name}: last chunk {last_text.get(session_id)!r}")
             free.append(session_id)
 
-        await call()
-        await measure(call, warmup=0, calls=load.warmup, concurrency=load.in_flight)
-        client_cpu, agent_cpu = time.process_time(), _cpu_seconds(connection.agent_pid)
-        sample = await measure(call, warmup=0, calls=load.calls, concurrency=load.in_flight)
-        client_cpu = (time.process_time() - client_cpu) / load.calls
-        agent_cpu = (_cpu_seconds(connection.agent_pid) - agent_cpu) / load.calls
-        CPU_PER_CALL.setdefault((load.label, pair.name), []).append((client_cpu, agent_cpu))
+        await warm_up(call, calls=load.warmup, concurrency=load.in_flight)
+        sample, client_cpu, agent_cpu = await measure_with_cpu(
+            call, calls=load.calls, concurrency=load.in_flight, pid=connection.agent_pid
+        )
+        CPU_PER_CALL.add((load.label, pair.name), client_cpu, agent_cpu)
         return sample
-
-
-def _median_cpu(load: Load, pair: Pair) -> tuple[float, float]:
-    cpu = CPU_PER_CALL.get((load.label, pair.name), [])
-    if not cpu:
-        return math.nan, math.nan
-    return statistics.median(c for c, _ in cpu), statistics.median(a for _, a in cpu)
 
 
 def _load_rows(load: Load, summaries: dict[str, Summary]) -> list[list[str]]:
     baseline = summaries[THEIRS.name]
-    floor = summaries[FLOOR_PAIR.name]
+    floor = summaries[FLOOR]
     rows: list[list[str]] = []
     for pair in PAIRS:
         summary = summaries[pair.name]
         ratio = summary.median_rate / baseline.median_rate
-        target = result = "—"
-        if pair == OURS and load.target is not None:
-            target, result = f"≥ {load.target:g}x", verdict(ratio, load.target)
-        client_cpu, agent_cpu = _median_cpu(load, pair)
+        client_cpu, agent_cpu = CPU_PER_CALL.medians((load.label, pair.name))
         rows.append(
             [
                 load.label,
                 pair.name,
-                f"{summary.runs} x {summary.calls:,}",
-                format_rate(summary.median_rate),
-                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
-                format_latency(summary.p50_latency),
-                format_latency(summary.p99_latency),
+                *summary_cells(summary),
                 format_latency(client_cpu),
                 format_latency(agent_cpu),
                 format_ratio(ratio),
                 format_ratio(summary.median_rate / floor.median_rate),
-                target,
-                result,
+                *target_cells(pair, ratio, load.target),
             ]
         )
     return rows
 
 
 def _attribution_row(load: Load, summaries: dict[str, Summary]) -> list[str]:
-    rate = {pair: summaries[pair.name].median_rate for pair in PAIRS}
-    base = rate[THEIRS]
-    return [
-        load.label,
-        format_ratio(rate[Pair(OFFICIAL, RPCWEAVE)] / base),
-        format_ratio(rate[Pair(RPCWEAVE, OFFICIAL)] / base),
-        format_ratio(rate[OURS] / base),
-    ]
+    return [load.label, *attribution_cells(lambda pair: summaries[pair.name].median_rate)]
 
 
 def _throughput_section(plan: Plan) -> list[str]:
     rows: list[list[str]] = []
     attribution: list[list[str]] = []
-    for load in plan.loads:
-
-        def runner(pair: Pair, load: Load = load) -> Callable[[], Sample]:
-            return lambda: asyncio.run(_sample(pair, load))
-
-        contenders = [Contender(pair.name, runner(pair)) for pair in PAIRS]
-        samples = run_alternating(contenders, plan.runs, label=f"{NAME} {load.label}")
-        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
+    for load, summaries in compare_groups(plan.loads, _sample, plan.runs, name=NAME):
         rows.extend(_load_rows(load, summaries))
         attribution.append(_attribution_row(load, summaries))
-    table = render_table(
-        [
-            "load",
-            "client → agent",
-            "runs x prompts",
-            "median prompts/s",
-            "range prompts/s",
-            "p50 latency",
-            "p99 latency",
-            "client CPU/prompt",
-            "agent CPU/prompt",
-            "vs official",
-            "vs floor",
-            "target",
-            "result",
-        ],
-        rows,
-        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r", 8: "r", 9: "r", 10: "r"},
-    )
-    where = render_table(
-        [
-            "load",
-            "rpcweave agent only (official → rpcweave)",
-            "rpcweave client only (rpcweave → official)",
-            "both (rpcweave → rpcweave)",
-        ],
-        attribution,
-        align={1: "r", 2: "r", 3: "r"},
-    )
+    extra = ["client CPU/prompt", "agent CPU/prompt"]
+    table = render_pair_table("load", "agent", ("prompts", "prompts/s"), extra, rows)
+    where = render_attribution("load", attribution, server="agent")
     return [
         "### Prompt turns (1 request + 10 notifications + 1 response each)",
         "",
@@ -598,19 +444,9 @@ def _ms(seconds: float) -> str:
 # -- the benchmark ------------------------------------------------------------------
 
 
-def _load_average() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "n/a"
-    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
-
-
 def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
     return [
-        f"Machine load average before / after: {load_before}; {load_after} "
-        f"({os.cpu_count()} CPUs). Client and agent share these CPUs, so other work on the "
-        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        load_note(load_before, load_after, server="agent"),
         f"Mode: {plan.mode} — {plan.runs} runs per contender per load, contenders "
         "alternating run by run; each run launches a fresh agent process, initializes and "
         "opens one session per prompt in flight (untimed), warms up (untimed), then times "
@@ -642,10 +478,11 @@ def run(*, quick: bool = False) -> str:
     """Run every section and return the Markdown report."""
     plan = make_plan(quick)
     CPU_PER_CALL.clear()
-    load_before = _load_average()
-    sections = [*_throughput_section(plan), "", *_import_section(plan)]
-    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
-    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+
+    def sections() -> list[str]:
+        return [*_throughput_section(plan), "", *_import_section(plan)]
+
+    return run_report(NAME, TITLE, sections, partial(_notes, plan))
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience entry point
