@@ -28,12 +28,11 @@ from collections.abc import Callable
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._errors import TransportError
 from ._event_store import EventStore, SharedEventStore
 from ._sse import SSEEvent, encode_event
-from ._transport import Received
+from ._transport import Received, _Flag, _Queue
 from ._wire import ErrorResponse, Message, Notification, Request, RequestId, Response, encode
 
 __all__ = ["Outbox", "ServerChannel", "new_stream_id"]
@@ -72,31 +71,31 @@ class Outbox:
         self.streamed: set[RequestId] = set()
         self.id_map: dict[RequestId, RequestId | None] = {}
         self.responses: list[bytes] = []
-        self.done = anyio.Event()
-        self.first_message = anyio.Event()
+        self.done = _Flag()
+        self.first_message = _Flag()
         self.first_payload: Message | None = None
         self.first_data: bytes | None = None
         self.delivered = 0
-        self.progressed = anyio.Event()
+        self.progressed = _Flag()
         self.failed = False
         self.on_failure: Callable[[], None] | None = None
-        self._queue_send: MemoryObjectSendStream[tuple[str | None, bytes]] | None = None
+        self._queue_send: _Queue[tuple[str | None, bytes]] | None = None
         self._generation = 0
         self._finished_generation = -1
         self._backlog: deque[tuple[str | None, bytes]] = deque(maxlen=_BACKLOG_SIZE)
+        self._event_prefix: bytes | None = None
 
     @property
     def attached(self) -> bool:
         """Whether an HTTP response is currently reading this outbox."""
         return self._queue_send is not None
 
-    def attach(self, *, with_backlog: bool) -> MemoryObjectReceiveStream[tuple[str | None, bytes]]:
+    def attach(self, *, with_backlog: bool) -> _Queue[tuple[str | None, bytes]]:
         """Connect a consumer; the previous one, if any, is cut off."""
         self.detach()
         self._generation += 1
-        send, receive = anyio.create_memory_object_stream[tuple[str | None, bytes]](
-            _QUEUE_SIZE + _BACKLOG_SIZE
-        )
+        send: _Queue[tuple[str | None, bytes]] = _Queue(_QUEUE_SIZE + _BACKLOG_SIZE)
+        receive = send
         if with_backlog:
             while self._backlog:
                 send.send_nowait(self._backlog.popleft())
@@ -149,8 +148,10 @@ class Outbox:
             self.pending.discard(completes)
             if not self.pending and not self.streamed:
                 self.finish()
-                if isinstance(self.event_store, SharedEventStore):
-                    await self._mark_end(self.event_store)
+                store = self.event_store
+                # A runtime Protocol check is slow: only made when there is a store.
+                if store is not None and isinstance(store, SharedEventStore):
+                    await self._mark_end(store)
         # Set once the first message is fully handled: a response that ended the
         # outbox has finished it by now (see the deferred SSE answer in _http_server).
         self.progressed.set()
@@ -188,6 +189,12 @@ class Outbox:
 
     def render(self, event_id: str | None, data: bytes) -> bytes:
         """One SSE event carrying ``data``."""
+        if event_id is None and b"\n" not in data and b"\r" not in data:
+            # Compact JSON has no line breaks: one data line, the bytes encode_event makes.
+            prefix = self._event_prefix
+            if prefix is None:
+                prefix = self._event_prefix = encode_event(SSEEvent("", self.event_name))[:-8]
+            return b"".join((prefix, b"data: ", data, b"\n\n"))
         return encode_event(SSEEvent(data.decode("utf-8"), self.event_name, event_id))
 
     def finish(self) -> None:
@@ -219,9 +226,8 @@ class ServerChannel:
         self.remap_ids = remap_ids
         self.routes: dict[RequestId, Outbox] = {}
         self._next_internal_id = 0
-        self._inbound_send, self._inbound_receive = anyio.create_memory_object_stream[Received](
-            max_buffered
-        )
+        self._inbound: _Queue[Received] = _Queue(max_buffered)
+        self._dispatcher: Callable[[Received], bool] | None = None
         self.closed = False
 
     # -- the HTTP side ---------------------------------------------------------
@@ -246,12 +252,23 @@ class ServerChannel:
 
     async def deliver_inbound(self, received: Received) -> None:
         """Hand a parsed payload from an HTTP request to the Peer."""
-        await self._inbound_send.send(received)
+        dispatcher = self._dispatcher
+        if dispatcher is not None and not len(self._inbound) and not self.closed:
+            if dispatcher(received):
+                return
+        await self._inbound.send(received)
+
+    def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
+        """Called by the Peer serving this channel: ``dispatcher`` takes a request
+        directly when it can (``True``), skipping the inbound queue (and so ``receive``:
+        not done for a subclass that overrides it)."""
+        if type(self).receive is ServerChannel.receive:
+            self._dispatcher = dispatcher
 
     def close_inbound(self) -> None:
         """End the Peer's input; it finishes what it is doing and stops."""
         self.closed = True
-        self._inbound_send.close()
+        self._inbound.close()
 
     # -- the Peer side (MessageStream) ---------------------------------------
 
@@ -313,12 +330,12 @@ class ServerChannel:
                 outbox.finish()
 
     async def receive(self) -> Received:
-        return await self._inbound_receive.receive()
+        return await self._inbound.receive()
 
     async def aclose(self) -> None:
         self.closed = True
-        self._inbound_send.close()
-        self._inbound_receive.close()
+        self._inbound.close()
+        self._inbound.close_receiver()
         for outbox in set(self.routes.values()):
             outbox.finish()
         self.routes.clear()

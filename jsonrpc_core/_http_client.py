@@ -11,10 +11,12 @@ Rules:
 1. ``send`` returns once the server accepted the POST; an HTTP error status is raised
    from ``send`` (as the JSON-RPC error in the body when there is one, else as
    `TransportError`), so the failing call learns it at once.
-2. An SSE response is read in the background. If it breaks, or the server closes it
-   before answering, the transport resumes it with ``Last-Event-ID`` after the
-   server's ``retry`` delay, up to ``max_reconnects`` times; when it cannot, only the
-   calls of that stream fail (with `StreamEnd` carrying the error).
+2. An SSE response is read in the background, except the answer to a request whose
+   caller waits for it (`Peer.request`), which is read in that caller's task. If it
+   breaks, or the server closes it before answering, the transport resumes it with
+   ``Last-Event-ID`` after the server's ``retry`` delay, up to ``max_reconnects``
+   times; when it cannot, only the calls of that stream fail (with `StreamEnd`
+   carrying the error).
 3. Nothing is ever delivered twice: events already seen are skipped by id.
 """
 
@@ -33,7 +35,7 @@ from anyio.abc import TaskGroup
 from ._errors import JsonRpcError, TransportError
 from ._http_common import accepts
 from ._sse import SSEDecoder
-from ._transport import Received, encode_payload
+from ._transport import Received, _Queue, encode_payload
 from ._wire import (
     ErrorResponse,
     Incoming,
@@ -99,7 +101,8 @@ class _Base:
         self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
         self._client = client
         self._owns_client = client is None
-        self._inbound_send, self._inbound_receive = anyio.create_memory_object_stream[Received](256)
+        self._inbound: _Queue[Received] = _Queue(256)
+        self._dispatcher: Callable[[Received], bool] | None = None
         self._task_group: TaskGroup | None = None
         self._background: set[anyio.CancelScope] = set()
         self._closed = False
@@ -143,7 +146,7 @@ class _Base:
     def _stop(self) -> None:
         """Stop delivering and cancel background streams (safe from any task)."""
         self._closed = True
-        self._inbound_send.close()
+        self._inbound.close()
         for scope in list(self._background):
             scope.cancel()
 
@@ -158,13 +161,25 @@ class _Base:
             await client.__aexit__(None, None, None)
 
     async def _deliver(self, payload: Incoming) -> None:
+        received = Received(payload)
+        dispatcher = self._dispatcher
+        if dispatcher is not None and not len(self._inbound) and not self._closed:
+            if dispatcher(received):
+                return
         try:
-            await self._inbound_send.send(Received(payload))
+            await self._inbound.send(received)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
 
+    def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
+        """Called by the Peer reading this transport: ``dispatcher`` takes a message
+        directly when it can (``True``), skipping the inbound queue (and so ``receive``:
+        not done for a subclass that overrides it)."""
+        if type(self).receive is _Base.receive:
+            self._dispatcher = dispatcher
+
     async def receive(self) -> Received:
-        return await self._inbound_receive.receive()
+        return await self._inbound.receive()
 
     def _request_headers(self, accept: str) -> dict[str, str]:
         return {**self.headers, "accept": accept}
@@ -257,11 +272,27 @@ class StreamableHTTPTransport(_Base):
     async def send(
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
     ) -> None:
+        await self._post(payload, inline=False)
+
+    async def _send_request(
+        self, request: Request, *, related_request_id: RequestId | None = None
+    ) -> None:
+        """`send` for a request whose caller then waits for its answer (`Peer.request`):
+        an SSE answer is read in the calling task, to its end, instead of in the
+        background. Cancelling the caller closes that response."""
+        if type(self).send is not StreamableHTTPTransport.send:
+            await self.send(request, related_request_id=related_request_id)  # overridden
+            return
+        await self._post(request, inline=True)
+
+    async def _post(self, payload: Message | list[Message], *, inline: bool) -> None:
         if self._closed:
             raise anyio.ClosedResourceError
         body = encode_payload(payload)
-        messages = payload if isinstance(payload, list) else [payload]
-        request_ids = [m.id for m in messages if isinstance(m, Request)]
+        if isinstance(payload, list):
+            request_ids = [m.id for m in payload if isinstance(m, Request)]
+        else:
+            request_ids = [payload.id] if isinstance(payload, Request) else []
         headers = self._headers(_ACCEPT_BOTH)
         headers["content-type"] = "application/json"
         if self.message_headers is not None:
@@ -272,12 +303,14 @@ class StreamableHTTPTransport(_Base):
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         try:
-            await self._handle_post_response(response, request_ids)
+            await self._handle_post_response(response, request_ids, inline=inline)
         except BaseException:
             await response.aclose()
             raise
 
-    async def _handle_post_response(self, response: httpx.Response, request_ids: list[Any]) -> None:
+    async def _handle_post_response(
+        self, response: httpx.Response, request_ids: list[Any], *, inline: bool = False
+    ) -> None:
         session_id = response.headers.get(self.session_header)
         if session_id and session_id != self.session_id:
             self.session_id = session_id
@@ -297,6 +330,10 @@ class StreamableHTTPTransport(_Base):
             await response.aclose()
             await self._deliver_payload(parse(body))
         elif content_type.startswith("text/event-stream"):
+            if inline:
+                self._maybe_open_standalone()
+                await self._read_post_stream(response, request_ids)
+                return
             self._start(self._read_post_stream, response, request_ids)
         else:
             await response.aclose()
@@ -368,11 +405,14 @@ class StreamableHTTPTransport(_Base):
 
     async def _read_post_stream(self, response: httpx.Response, request_ids: list[Any]) -> None:
         with anyio.CancelScope() as scope:
+            # Closing the transport stops the reading too when it runs in a caller's task.
+            self._background.add(scope)
             for request_id in request_ids:
                 self._request_streams[request_id] = scope
             try:
                 await self._read_post_stream_events(response, request_ids)
             finally:
+                self._background.discard(scope)
                 for request_id in request_ids:
                     if self._request_streams.get(request_id) is scope:
                         del self._request_streams[request_id]
@@ -550,7 +590,7 @@ class HTTPSSETransport(_Base):
         finally:
             await response.aclose()
             endpoint_known.set()
-            self._inbound_send.close()
+            self._inbound.close()
 
     async def send(
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None

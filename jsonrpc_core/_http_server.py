@@ -19,20 +19,25 @@ Rules:
    configured, and dropped otherwise. The HTTP task itself ends at once.
 4. The app runs its Peers in its own task group, entered through ASGI lifespan or
    `JsonRpcHTTPApp.running`.
+5. An answer that is complete before its response starts (a quick handler) is written
+   whole: as JSON, or as an SSE stream with a ``Content-Length`` (the same events,
+   without chunked framing); otherwise an SSE stream begins at once and the client is
+   watched for a disconnect until it ends.
 """
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from types import TracebackType
 from typing import Any, Literal
 
 import anyio
 from anyio.abc import TaskGroup
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ._errors import InvalidRequest, JsonRpcError
 from ._event_store import EventStore
@@ -60,7 +65,7 @@ from ._http_resume import resume_elsewhere, shared_store
 from ._http_security import BearerAuth, OriginPolicy, without_credentials
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
-from ._transport import MessageStream, Received
+from ._transport import MessageStream, Received, _Queue, _yield_once
 from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode, parse
 
 __all__ = ["HTTPServerOptions", "JsonRpcHTTPApp", "ServeConnection"]
@@ -435,6 +440,9 @@ class JsonRpcHTTPApp:
                 await channel.deliver_inbound(Received(payload, info))
             except (anyio.ClosedResourceError, anyio.BrokenResourceError):
                 raise HTTPError(404, "Session not found: it has ended") from None
+            # One turn of the event loop lets a quick handler answer before anything is
+            # written: the answer then goes out whole, with no disconnect watcher.
+            await _yield_once()
             headers = await self._session_headers(session, provisional, outbox, receive)
             if headers is None:
                 return
@@ -557,8 +565,9 @@ class JsonRpcHTTPApp:
             return {}
         if not provisional:
             return {policy.header: session.id} if self.options.session_header_on == "all" else {}
-        disconnected = await _wait_or_disconnect(outbox.first_message.wait, receive)
-        if disconnected:
+        if not outbox.first_message.is_set() and await _wait_or_disconnect(
+            outbox.first_message.wait, receive
+        ):
             self.sessions.release(session.id)
             session.close()
             return None
@@ -580,7 +589,7 @@ class JsonRpcHTTPApp:
         *,
         batch: bool,
     ) -> None:
-        if await _wait_or_disconnect(outbox.done.wait, receive):
+        if not outbox.done.is_set() and await _wait_or_disconnect(outbox.done.wait, receive):
             if info.disconnected is not None:
                 info.disconnected.set()
             return
@@ -604,11 +613,12 @@ class JsonRpcHTTPApp:
     ) -> bool:
         """The ``"auto"`` response mode: ``True`` if the request was answered as JSON
         (its answer came first) or the client left; ``False`` to go on with SSE."""
-        with anyio.move_on_after(self.options.sse_defer_timeout):
-            if await _wait_or_disconnect(outbox.progressed.wait, receive):
-                if info.disconnected is not None:
-                    info.disconnected.set()
-                return True
+        if not outbox.progressed.is_set():
+            with anyio.move_on_after(self.options.sse_defer_timeout):
+                if await _wait_or_disconnect(outbox.progressed.wait, receive):
+                    if info.disconnected is not None:
+                        info.disconnected.set()
+                    return True
         if not (outbox.done.is_set() and outbox.delivered == 1 and outbox.first_data):
             return False
         status = self._status_for(outbox, info)
@@ -622,7 +632,7 @@ class JsonRpcHTTPApp:
         send: ASGISend,
         receive: ASGIReceive,
         outbox: Outbox,
-        queue: MemoryObjectReceiveStream[tuple[str | None, bytes]],
+        queue: _Queue[tuple[str | None, bytes]],
         headers: dict[str, str],
         *,
         generation: int,
@@ -639,41 +649,65 @@ class JsonRpcHTTPApp:
         for name, value in {**_SSE_HEADERS, **headers}.items():
             raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
         store = outbox.event_store
-        async with anyio.create_task_group() as task_group:
+        # Everything is queued already (a quick answer): write it all at once, with
+        # nothing left to watch the client for.
+        complete = outbox.done.is_set() and not outbox.standalone
 
-            async def watch_disconnect() -> None:
-                while (await receive())["type"] != "http.disconnect":
-                    pass
-                if disconnected is not None and not outbox.done.is_set():
-                    disconnected.set()
-                task_group.cancel_scope.cancel()
+        def on_disconnect() -> None:
+            if disconnected is not None and not outbox.done.is_set():
+                disconnected.set()
 
-            task_group.start_soon(watch_disconnect)
-            try:
+        async with _DisconnectWatch(receive, on_disconnect, enabled=not complete):
+            if not complete:
                 await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
-                if prime and store is not None:
-                    if priming_id is None:
-                        priming_id = await store.append(outbox.stream_id, b"")
-                    event = SSEEvent("", None, priming_id, self.options.retry_interval_ms)
-                    await send(_chunk(encode_event(event)))
-                else:
-                    await send(_chunk(encode_comment()))
-                for data in before:
-                    await send(_chunk(data))
-                async with queue:
-                    async for event_id, data in queue:
-                        if event_id is not None and event_id in skip_ids:
-                            continue
-                        await send(_chunk(data))
-                if (
-                    not outbox.ended_normally(generation)
-                    and self.options.retry_interval_ms is not None
-                ):
-                    # Closed early by the server: tell the client when to resume.
-                    await send(_chunk(f"retry: {self.options.retry_interval_ms}\n\n".encode()))
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
-            finally:
-                task_group.cancel_scope.cancel()
+            # The stream begins at once (priming event or comment), then goes on with
+            # one event per body message, as the consumer's back-pressure expects;
+            # the last event also ends the response.
+            pending: list[bytes] = []
+            if prime and store is not None:
+                if priming_id is None:
+                    priming_id = await store.append(outbox.stream_id, b"")
+                event = SSEEvent("", None, priming_id, self.options.retry_interval_ms)
+                pending.append(encode_event(event))
+            else:
+                pending.append(_COMMENT)
+            pending.extend(before)
+            if not complete:
+                await send(_chunk(b"".join(pending)))
+                pending.clear()
+            async with queue:
+                receive_nowait = queue.receive_nowait
+                held = False  # whether pending ends with an event not sent yet
+                while True:
+                    try:
+                        event_id, data = receive_nowait()
+                    except anyio.WouldBlock:
+                        if held:
+                            await send(_chunk(b"".join(pending)))
+                            pending.clear()
+                            held = False
+                        try:
+                            event_id, data = await queue.receive()
+                        except anyio.EndOfStream:
+                            break
+                    except anyio.EndOfStream:
+                        break
+                    if event_id is not None and event_id in skip_ids:
+                        continue
+                    if held and not complete:
+                        await send(_chunk(b"".join(pending)))
+                        pending.clear()
+                    pending.append(data)
+                    held = True
+            if not outbox.ended_normally(generation) and self.options.retry_interval_ms is not None:
+                # Closed early by the server: tell the client when to resume.
+                pending.append(f"retry: {self.options.retry_interval_ms}\n\n".encode())
+            body = b"".join(pending)
+            if complete:
+                # The whole stream is known: one sized body, no chunked framing.
+                raw_headers.append((b"content-length", str(len(body)).encode()))
+                await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
+            await send({"type": "http.response.body", "body": body, "more_body": False})
 
     # -- GET and DELETE ------------------------------------------------------------
 
@@ -926,23 +960,96 @@ class JsonRpcHTTPApp:
             task_group.cancel_scope.cancel()
 
 
+_COMMENT = encode_comment()
+
+
 def _chunk(data: bytes) -> dict[str, Any]:
     return {"type": "http.response.body", "body": data, "more_body": True}
 
 
 async def _wait_or_disconnect(wait: Callable[[], Awaitable[Any]], receive: ASGIReceive) -> bool:
     """Wait for ``wait()``; ``True`` if the client disconnected first."""
-    disconnected = False
-    async with anyio.create_task_group() as task_group:
-
-        async def watch() -> None:
-            nonlocal disconnected
-            while (await receive())["type"] != "http.disconnect":
-                pass
-            disconnected = True
-            task_group.cancel_scope.cancel()
-
-        task_group.start_soon(watch)
+    async with _DisconnectWatch(receive) as watch:
         await wait()
-        task_group.cancel_scope.cancel()
-    return disconnected
+    return watch.disconnected
+
+
+class _DisconnectWatch:
+    """Cancels the block it guards once the client disconnects (then ``disconnected``).
+
+    On asyncio the watcher is a bare task (an anyio task group costs several times
+    more, once per HTTP request); on other backends it runs in a task group.
+    """
+
+    __slots__ = (
+        "_enabled",
+        "_error",
+        "_on_disconnect",
+        "_receive",
+        "_scope",
+        "_task",
+        "_task_group",
+        "disconnected",
+    )
+
+    def __init__(
+        self,
+        receive: ASGIReceive,
+        on_disconnect: Callable[[], None] | None = None,
+        *,
+        enabled: bool = True,
+    ) -> None:
+        self._enabled = enabled
+        self._receive = receive
+        self._on_disconnect = on_disconnect
+        self._scope: anyio.CancelScope | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._task_group: TaskGroup | None = None
+        self._error: Exception | None = None
+        self.disconnected = False
+
+    async def __aenter__(self) -> _DisconnectWatch:
+        if not self._enabled:
+            return self
+        loop = asyncio._get_running_loop()
+        if loop is not None:
+            self._scope = anyio.CancelScope().__enter__()
+            self._task = loop.create_task(self._watch())
+        else:
+            self._task_group = anyio.create_task_group()
+            await self._task_group.__aenter__()
+            self._scope = self._task_group.cancel_scope
+            self._task_group.start_soon(self._watch)
+        return self
+
+    async def _watch(self) -> None:
+        assert self._scope is not None
+        try:
+            while (await self._receive())["type"] != "http.disconnect":
+                pass
+        except Exception as exc:  # surfaces in the guarded task, as from a task group
+            self._error = exc
+            self._scope.cancel()
+            return
+        self.disconnected = True
+        if self._on_disconnect is not None:
+            self._on_disconnect()
+        self._scope.cancel()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool | None:
+        if self._scope is None:
+            return None  # not enabled
+        if self._task_group is not None:
+            self._scope.cancel()
+            return await self._task_group.__aexit__(exc_type, exc, tb)
+        assert self._task is not None
+        self._task.cancel()
+        swallowed = self._scope.__exit__(exc_type, exc, tb)
+        if self._error is not None:
+            raise self._error
+        return swallowed

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import logging
 import sys
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from types import TracebackType
 from typing import Any, TypeVar, overload
@@ -46,7 +46,7 @@ from ._errors import (
     TransportError,
 )
 from ._methods import MethodRegistry, NotificationType, RequestType
-from ._transport import MessageStream, Received
+from ._transport import MessageStream, Received, _Flag, _Queue
 from ._wire import (
     ErrorResponse,
     InvalidMessage,
@@ -91,10 +91,17 @@ class _Pending:
     __slots__ = ("done", "error", "event", "result")
 
     def __init__(self) -> None:
-        self.event = anyio.Event()
+        self.event = _Flag()
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
+
+
+def _own_hook(stream: MessageStream, name: str) -> Any:
+    """A private fast-path method that the stream's own class defines, else ``None``;
+    never one that a wrapper forwards (through ``__getattr__``) from the stream it wraps,
+    which would bypass the wrapper."""
+    return getattr(stream, name) if hasattr(type(stream), name) else None
 
 
 def _check_params(params: Any) -> None:
@@ -145,7 +152,7 @@ class Peer:
         self.request_filter = request_filter
         self._max_workers = max_concurrency
         self._workers = 0
-        self._work_send, self._work_receive = anyio.create_memory_object_stream[_Work](max_queued)
+        self._work: _Queue[_Work] = _Queue(max_queued)
         self._next_id = 1
         self._pending: dict[RequestId, _Pending] = {}
         self._running: dict[RequestId, anyio.CancelScope] = {}
@@ -154,6 +161,8 @@ class Peer:
         # Requests we gave up on; their late answers are expected and dropped quietly.
         self._abandoned: dict[RequestId, None] = {}
         self._closed = False
+        # True while the read loop waits for the next message with nothing in hand.
+        self._read_idle = False
         self._close_reason = "connection closed"
         self._finished = anyio.Event()
         self._task_group: TaskGroup | None = None
@@ -187,12 +196,19 @@ class Peer:
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
+                # A transport that can hand requests over directly (the HTTP server's
+                # channel) skips the hop through the read loop when it is idle.
+                attach = _own_hook(self.stream, "_attach_dispatcher")
+                if attach is not None:
+                    attach(self._take_message)
                 try:
                     await self._read_loop()
                 finally:
+                    if attach is not None:
+                        attach(None)
                     self._mark_closed()
                     # Workers finish the queued requests, then stop.
-                    self._work_send.close()
+                    self._work.close()
         finally:
             with anyio.CancelScope(shield=True):
                 try:
@@ -379,8 +395,12 @@ class Peer:
             raise error
 
     async def _send_and_wait(self, message: Request, slot: _Pending) -> None:
+        # A transport may offer a cheaper send for a request whose caller then waits
+        # for the answer (the HTTP client reads such an SSE answer in that caller).
+        stream = self.stream
+        send: Callable[..., Awaitable[None]] = _own_hook(stream, "_send_request") or stream.send
         try:
-            await self.stream.send(message, related_request_id=self._related_id())
+            await send(message, related_request_id=self._related_id())
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
         except JsonRpcError as exc:
@@ -423,6 +443,7 @@ class Peer:
     async def _read_loop(self) -> None:
         receive = self.stream.receive
         while True:
+            self._read_idle = True
             try:
                 received = await receive()
             except _CLOSED_ERRORS:
@@ -430,7 +451,34 @@ class Peer:
             except TransportError as exc:
                 self._mark_closed(str(exc))
                 return
+            finally:
+                self._read_idle = False
             await self._dispatch(received)
+
+    def _take_message(self, received: Received) -> bool:
+        """Handle a request or a response at once, as the read loop would, in the
+        transport's task; ``False`` (the transport then queues it for the read loop)
+        unless the read loop is idle, so that nothing received earlier is overtaken.
+
+        A request is queued for the workers (when the queue is full, the read loop
+        answers "overloaded"); a response resolves its pending call; the end of a
+        response stream is recorded."""
+        if not self._read_idle or self._closed:
+            return False
+        payload = received.payload
+        kind = type(payload)
+        if kind is Request:
+            assert isinstance(payload, Request)
+            return self._queue_request(payload, received.info)
+        if (kind is Response or kind is ErrorResponse) and not self._result_streams:
+            assert isinstance(payload, (Response, ErrorResponse))
+            self._resolve(payload)
+            return True
+        if kind is StreamEnd:
+            assert isinstance(payload, StreamEnd)
+            self._end_stream(payload)
+            return True
+        return False
 
     async def _dispatch(self, received: Received) -> None:
         payload = received.payload
@@ -506,21 +554,27 @@ class Peer:
             await self._send_quietly(ErrorResponse(invalid.id, invalid.error), invalid.id)
 
     async def _start_request(self, request: Request, info: Any) -> None:
+        if not self._queue_request(request, info):
+            error = ServerError("Server overloaded: too many requests in flight")
+            await self._send_quietly(ErrorResponse(request.id, error), request.id)
+
+    def _queue_request(self, request: Request, info: Any) -> bool:
+        """Hand ``request`` to a worker; ``False`` if the queue is full."""
         # The scope is registered before a worker takes the request, so a cancel
         # notification read right after the request still finds it.
         scope = self._register(request.id)
+        idle = self._work.waiting_receivers
         try:
-            self._work_send.send_nowait((request, info, scope))
+            self._work.send_nowait((request, info, scope))
         except anyio.WouldBlock:
             self._unregister(request.id, scope)
-            error = ServerError("Server overloaded: too many requests in flight")
-            await self._send_quietly(ErrorResponse(request.id, error), request.id)
-            return
-        # An item left in the buffer means no worker was waiting for it: add one.
-        if self._workers < self._max_workers and self._work_send.statistics().current_buffer_used:
+            return False
+        # More items queued than workers waiting for them: add a worker.
+        if self._workers < self._max_workers and len(self._work) > idle:
             assert self._task_group is not None
             self._workers += 1
             self._task_group.start_soon(self._worker)
+        return True
 
     def _register(self, request_id: RequestId | None) -> anyio.CancelScope:
         scope = anyio.CancelScope()
@@ -534,8 +588,8 @@ class Peer:
 
     async def _worker(self) -> None:
         """Serve queued requests one after another (workers are reused, not respawned)."""
-        receive = self._work_receive.receive
-        receive_nowait = self._work_receive.receive_nowait
+        receive = self._work.receive
+        receive_nowait = self._work.receive_nowait
         try:
             while True:
                 try:

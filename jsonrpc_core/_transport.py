@@ -8,10 +8,13 @@ other side finished, `TransportError` when the transport broke.
 
 from __future__ import annotations
 
+import asyncio
+from collections import deque
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 import anyio
+import anyio.lowlevel
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._wire import Incoming, Message, RequestId, encode, encode_batch, parse
@@ -97,3 +100,211 @@ def memory_pair(max_buffer_size: int = 32) -> tuple[MemoryMessageStream, MemoryM
     a_send, b_receive = anyio.create_memory_object_stream[bytes](max_buffer_size)
     b_send, a_receive = anyio.create_memory_object_stream[bytes](max_buffer_size)
     return MemoryMessageStream(a_send, a_receive), MemoryMessageStream(b_send, b_receive)
+
+
+# -- light synchronisation for the hot path (private) -----------------------------------
+#
+# anyio's Event and memory object streams look the backend up on every call and yield
+# to the event loop on every send and receive. The message paths below only need a
+# wake-up, so on asyncio they use bare futures and on trio they fall back to anyio.
+
+_T = TypeVar("_T")
+
+
+async def _yield_once() -> None:
+    """Let every other ready task run once (a checkpoint, cheap on asyncio)."""
+    if asyncio._get_running_loop() is not None:
+        await asyncio.sleep(0)
+    else:
+        await anyio.lowlevel.checkpoint()
+
+
+class _Waiter:
+    """One task waiting for one wake-up (a future on asyncio, an anyio Event on trio)."""
+
+    __slots__ = ("_event", "_future")
+
+    def __init__(self) -> None:
+        loop = asyncio._get_running_loop()
+        if loop is not None:
+            self._future: asyncio.Future[None] | None = loop.create_future()
+            self._event: anyio.Event | None = None
+        else:
+            self._future = None
+            self._event = anyio.Event()
+
+    def wake(self) -> None:
+        future = self._future
+        if future is not None:
+            if not future.done():
+                future.set_result(None)
+        else:
+            assert self._event is not None
+            self._event.set()
+
+    @property
+    def woken(self) -> bool:
+        future = self._future
+        if future is not None:
+            return future.done() and not future.cancelled()
+        assert self._event is not None
+        return self._event.is_set()
+
+    async def wait(self) -> None:
+        if self._future is not None:
+            await self._future
+        else:
+            assert self._event is not None
+            await self._event.wait()
+
+
+class _Flag:
+    """A one-shot event whose waiting machinery is only made when somebody waits."""
+
+    __slots__ = ("_is_set", "_waiters")
+
+    def __init__(self) -> None:
+        self._is_set = False
+        self._waiters: list[_Waiter] | None = None
+
+    def set(self) -> None:
+        if self._is_set:
+            return
+        self._is_set = True
+        waiters, self._waiters = self._waiters, None
+        if waiters:
+            for waiter in waiters:
+                waiter.wake()
+
+    def is_set(self) -> bool:
+        return self._is_set
+
+    async def wait(self) -> None:
+        if self._is_set:
+            return
+        waiter = _Waiter()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter.wait()
+        finally:
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+
+
+class _Queue(Generic[_T]):
+    """A bounded FIFO between tasks with the semantics of an anyio memory object stream
+    pair (``WouldBlock``, ``EndOfStream`` once closed and drained, ``ClosedResourceError``
+    / ``BrokenResourceError``), except that ``send`` and ``receive`` only yield to the
+    event loop when they have to wait."""
+
+    __slots__ = ("_capacity", "_closed", "_getters", "_items", "_putters", "_receiver_closed")
+
+    def __init__(self, capacity: int) -> None:
+        self._capacity = capacity
+        self._items: deque[_T] = deque()
+        self._getters: deque[_Waiter] = deque()
+        self._putters: deque[_Waiter] = deque()
+        self._closed = False
+        self._receiver_closed = False
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def waiting_receivers(self) -> int:
+        """How many receivers wait for an item (not counting ones already woken)."""
+        return len(self._getters)
+
+    def send_nowait(self, item: _T) -> None:
+        if self._closed:
+            raise anyio.ClosedResourceError
+        if self._receiver_closed:
+            raise anyio.BrokenResourceError
+        if len(self._items) >= self._capacity:
+            raise anyio.WouldBlock
+        self._items.append(item)
+        if self._getters:
+            self._getters.popleft().wake()
+
+    async def send(self, item: _T) -> None:
+        while True:
+            try:
+                self.send_nowait(item)
+                return
+            except anyio.WouldBlock:
+                pass
+            waiter = _Waiter()
+            self._putters.append(waiter)
+            try:
+                await waiter.wait()
+            except BaseException:
+                self._forget(self._putters, waiter)
+                raise
+
+    def receive_nowait(self) -> _T:
+        if self._items:
+            item = self._items.popleft()
+            if self._putters:
+                self._putters.popleft().wake()
+            return item
+        if self._receiver_closed:
+            raise anyio.ClosedResourceError
+        if self._closed:
+            raise anyio.EndOfStream
+        raise anyio.WouldBlock
+
+    async def receive(self) -> _T:
+        while True:
+            try:
+                return self.receive_nowait()
+            except anyio.WouldBlock:
+                pass
+            waiter = _Waiter()
+            self._getters.append(waiter)
+            try:
+                await waiter.wait()
+            except BaseException:
+                self._forget(self._getters, waiter)
+                raise
+
+    def _forget(self, waiters: deque[_Waiter], waiter: _Waiter) -> None:
+        """A waiter left (cancelled): pass on a wake-up it received but cannot use."""
+        try:
+            waiters.remove(waiter)
+        except ValueError:
+            pass
+        if waiter.woken and waiters:
+            waiters.popleft().wake()
+
+    def close(self) -> None:
+        """The sending side is done: receivers get ``EndOfStream`` once it is drained."""
+        self._closed = True
+        self._wake_all()
+
+    def close_receiver(self) -> None:
+        """The receiving side is gone: senders get ``BrokenResourceError``."""
+        self._receiver_closed = True
+        self._items.clear()
+        self._wake_all()
+
+    def _wake_all(self) -> None:
+        for waiters in (self._getters, self._putters):
+            while waiters:
+                waiters.popleft().wake()
+
+    async def __aenter__(self) -> _Queue[_T]:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.close_receiver()
+
+    def __aiter__(self) -> _Queue[_T]:
+        return self
+
+    async def __anext__(self) -> _T:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None

@@ -1,0 +1,491 @@
+"""The core's hot path: light queues and flags, quick HTTP answers written whole, SSE
+answers read in the calling task, requests and answers handed over without a hop.
+
+Each fast path has a test that shows it is taken and one that shows the slow path it
+skips still behaves (slow handlers, disconnects, ordering, cancellation).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import httpx
+import pytest
+
+from jsonrpc_core import (
+    HTTPServerOptions,
+    JsonRpcHTTPApp,
+    MessageStream,
+    MethodRegistry,
+    NotificationType,
+    Peer,
+    Request,
+    RequestContext,
+    RequestType,
+    StreamableHTTPTransport,
+    TapRecord,
+    WireTap,
+)
+from jsonrpc_core._http_channel import Outbox, ServerChannel
+from jsonrpc_core._sse import SSEEvent, encode_event
+from jsonrpc_core._transport import Received, _Flag, _Queue
+from jsonrpc_core._wire import Notification
+from jsonrpc_core.testing import StreamingASGITransport
+
+pytestmark = pytest.mark.anyio
+
+ECHO = RequestType[Any, Any]("echo")
+SLOW = RequestType[Any, Any]("slow")
+TIMEOUT = 10
+
+
+# -- _Queue and _Flag ---------------------------------------------------------------------
+
+
+async def test_queue_is_fifo_and_bounded() -> None:
+    queue: _Queue[int] = _Queue(2)
+    with pytest.raises(anyio.WouldBlock):
+        queue.receive_nowait()
+    queue.send_nowait(1)
+    await queue.send(2)
+    with pytest.raises(anyio.WouldBlock):
+        queue.send_nowait(3)
+    assert len(queue) == 2
+    assert queue.receive_nowait() == 1
+    assert await queue.receive() == 2
+
+
+async def test_queue_close_drains_then_ends() -> None:
+    queue: _Queue[str] = _Queue(4)
+    queue.send_nowait("a")
+    queue.close()
+    with pytest.raises(anyio.ClosedResourceError):
+        queue.send_nowait("b")
+    assert [item async for item in queue] == ["a"]
+    with pytest.raises(anyio.EndOfStream):
+        await queue.receive()
+
+
+async def test_queue_closed_receiver_breaks_senders() -> None:
+    queue: _Queue[str] = _Queue(1)
+    queue.send_nowait("a")
+    blocked: list[BaseException] = []
+
+    async def sender() -> None:
+        try:
+            await queue.send("b")
+        except anyio.BrokenResourceError as exc:
+            blocked.append(exc)
+
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(sender)
+        await anyio.wait_all_tasks_blocked()
+        async with queue:
+            pass  # leaving closes the receiving side
+    assert len(blocked) == 1
+    with pytest.raises(anyio.BrokenResourceError):
+        queue.send_nowait("c")
+
+
+async def test_queue_send_waits_for_room() -> None:
+    queue: _Queue[int] = _Queue(1)
+    queue.send_nowait(1)
+    sent = _Flag()
+
+    async def sender() -> None:
+        await queue.send(2)
+        sent.set()
+
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(sender)
+        await anyio.wait_all_tasks_blocked()
+        assert not sent.is_set()
+        assert queue.receive_nowait() == 1
+        await sent.wait()
+    assert queue.receive_nowait() == 2
+
+
+async def test_queue_item_survives_a_cancelled_receiver() -> None:
+    """A receiver cancelled right after being woken never loses the item."""
+    queue: _Queue[str] = _Queue(4)
+    got: list[str] = []
+    first = anyio.CancelScope()
+
+    async def receive(scope: anyio.CancelScope | None) -> None:
+        try:
+            if scope is None:
+                got.append(await queue.receive())
+            else:
+                with scope:
+                    got.append(await queue.receive())
+        except anyio.EndOfStream:
+            pass
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(receive, first)
+            await anyio.wait_all_tasks_blocked()
+            task_group.start_soon(receive, None)
+            await anyio.wait_all_tasks_blocked()
+            queue.send_nowait("x")
+            first.cancel()
+            await anyio.wait_all_tasks_blocked()
+            queue.close()
+    assert got == ["x"]
+
+
+async def test_flag_wakes_every_waiter_and_survives_a_cancelled_one() -> None:
+    flag = _Flag()
+    woken: list[int] = []
+
+    async def waiter(n: int) -> None:
+        await flag.wait()
+        woken.append(n)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            with anyio.CancelScope() as cancelled:
+                task_group.start_soon(waiter, 1)
+                task_group.start_soon(waiter, 2)
+                await anyio.wait_all_tasks_blocked()
+                cancelled.cancel()
+                await flag.wait()  # cancelled: the scope swallows it
+            flag.set()
+    assert sorted(woken) == [1, 2]
+    assert flag.is_set()
+    await flag.wait()  # set: returns at once
+
+
+# -- the HTTP server: quick answers written whole -----------------------------------------
+
+
+def echo_registry(gate: anyio.Event | None = None) -> MethodRegistry:
+    registry = MethodRegistry()
+
+    @registry.method(ECHO)
+    def echo(params: Any, ctx: RequestContext) -> Any:
+        return ctx.raw_params
+
+    @registry.method(SLOW)
+    async def slow(params: Any, ctx: RequestContext) -> Any:
+        assert gate is not None
+        await gate.wait()
+        return "late"
+
+    return registry
+
+
+def make_app(registry: MethodRegistry, *, json_response: bool) -> JsonRpcHTTPApp:
+    async def serve(stream: MessageStream) -> None:
+        await Peer(stream, registry).run()
+
+    return JsonRpcHTTPApp(serve, HTTPServerOptions(path="/mcp", json_response=json_response))
+
+
+class RawPost:
+    """One POST through the ASGI interface, recording what the app sends and how often
+    it listens for a disconnect."""
+
+    def __init__(self, body: bytes, *, disconnect: bool = False) -> None:
+        self.body = body
+        self.disconnect = disconnect
+        self.sent: list[dict[str, Any]] = []
+        self.listens = 0
+        self._body_read = False
+        self._complete = anyio.Event()
+        self.on_send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._body_read:
+            self._body_read = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        self.listens += 1
+        if not self.disconnect:
+            await self._complete.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Any) -> None:
+        self.sent.append(dict(message))
+        if message["type"] == "http.response.body" and not message.get("more_body", False):
+            self._complete.set()
+        if self.on_send is not None:
+            await self.on_send(message)
+
+    async def run(self, app: JsonRpcHTTPApp) -> None:
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/mcp",
+            "query_string": b"",
+            "client": ("127.0.0.1", 50000),
+            "headers": [
+                (b"host", b"127.0.0.1"),
+                (b"content-type", b"application/json"),
+                (b"accept", b"application/json, text/event-stream"),
+            ],
+        }
+        with anyio.fail_after(TIMEOUT):
+            await app(scope, self.receive, self.send)
+
+    @property
+    def bodies(self) -> list[dict[str, Any]]:
+        return [m for m in self.sent if m["type"] == "http.response.body"]
+
+
+ECHO_BODY = b'{"jsonrpc":"2.0","id":7,"method":"echo","params":{"text":"hi"}}'
+SLOW_BODY = b'{"jsonrpc":"2.0","id":8,"method":"slow"}'
+ECHO_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"text":"hi"}}'
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
+    app = make_app(echo_registry(), json_response=False)
+    post = RawPost(ECHO_BODY)
+    async with app.running():
+        await RawPost(ECHO_BODY).run(app)  # the peer and a worker are up and idle now
+        await post.run(app)
+    assert [m["type"] for m in post.sent] == ["http.response.start", "http.response.body"]
+    body = b": \n\nevent: message\ndata: " + ECHO_ANSWER + b"\n\n"
+    assert post.bodies[0]["body"] == body
+    assert not post.bodies[0].get("more_body", False)
+    headers = dict(post.sent[0]["headers"])
+    assert headers[b"content-type"] == b"text/event-stream"
+    assert headers[b"content-length"] == str(len(body)).encode()  # sized, not chunked
+    assert post.listens == 0  # complete before anything was written: no watcher
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_quick_json_answer_needs_no_disconnect_watcher() -> None:
+    app = make_app(echo_registry(), json_response=True)
+    post = RawPost(ECHO_BODY)
+    async with app.running():
+        await RawPost(ECHO_BODY).run(app)  # the peer and a worker are up and idle now
+        await post.run(app)
+    assert post.bodies[-1]["body"] == ECHO_ANSWER
+    assert post.listens == 0
+
+
+async def test_quick_answers_are_the_same_bytes_on_every_backend() -> None:
+    for json_response in (False, True):
+        app = make_app(echo_registry(), json_response=json_response)
+        post = RawPost(ECHO_BODY)
+        async with app.running():
+            await post.run(app)
+        body = b"".join(m.get("body", b"") for m in post.bodies)
+        expected = (
+            ECHO_ANSWER
+            if json_response
+            else b": \n\nevent: message\ndata: " + ECHO_ANSWER + b"\n\n"
+        )
+        assert body == expected
+
+
+async def test_slow_sse_answer_begins_at_once_and_ends_with_its_event() -> None:
+    gate = anyio.Event()
+    app = make_app(echo_registry(gate), json_response=False)
+    post = RawPost(SLOW_BODY)
+
+    async def on_send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body" and message.get("more_body"):
+            gate.set()  # the stream has begun before the handler answered
+
+    post.on_send = on_send
+    async with app.running():
+        await post.run(app)
+    assert gate.is_set()
+    assert [m["body"] for m in post.bodies] == [
+        b": \n\n",
+        b'event: message\ndata: {"jsonrpc":"2.0","id":8,"result":"late"}\n\n',
+    ]
+    assert [m.get("more_body", False) for m in post.bodies] == [True, False]
+    assert b"content-length" not in dict(post.sent[0]["headers"])  # streamed
+    assert post.listens == 1  # the client was watched while the handler ran
+
+
+@pytest.mark.parametrize("json_response", [False, True])
+async def test_disconnect_during_a_slow_answer_is_still_noticed(json_response: bool) -> None:
+    gate = anyio.Event()
+    seen: list[Any] = []
+    registry = echo_registry(gate)
+
+    @registry.method(RequestType[Any, Any]("watch"))
+    async def watch(params: Any, ctx: RequestContext) -> Any:
+        seen.append(ctx.info.disconnected)
+        await gate.wait()
+        return "late"
+
+    app = make_app(registry, json_response=json_response)
+    post = RawPost(b'{"jsonrpc":"2.0","id":9,"method":"watch"}', disconnect=True)
+    async with app.running():
+        await post.run(app)  # returns although the handler has not answered
+        assert len(seen) == 1 and seen[0].is_set()
+        gate.set()
+    assert all(b"late" not in m.get("body", b"") for m in post.bodies)
+
+
+# -- the Peer: direct hand-over keeps the order -------------------------------------------
+
+
+async def test_request_does_not_overtake_a_notification_still_being_handled() -> None:
+    order: list[str] = []
+    gate = anyio.Event()
+    registry = MethodRegistry()
+
+    @registry.method(NotificationType[Any]("note"))
+    async def note(params: Any, ctx: RequestContext) -> None:
+        order.append("note begins")
+        await gate.wait()
+        order.append("note ends")
+
+    @registry.method(ECHO)
+    def echo(params: Any, ctx: RequestContext) -> Any:
+        order.append("request")
+        return params
+
+    channel = ServerChannel(standalone=None)
+    outbox = Outbox("s", json_mode=True)
+    request = Request(1, "echo", {"n": 1})
+    channel.route(request, outbox)
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(Peer(channel, registry).run)
+            await anyio.wait_all_tasks_blocked()
+            await channel.deliver_inbound(Received(Notification("note", {})))
+            await anyio.wait_all_tasks_blocked()
+            await channel.deliver_inbound(Received(request))
+            await anyio.wait_all_tasks_blocked()
+            gate.set()
+            await outbox.done.wait()
+            channel.close_inbound()
+    assert order == ["note begins", "note ends", "request"]
+
+
+async def test_idle_peer_takes_a_request_without_the_inbound_queue() -> None:
+    channel = ServerChannel(standalone=None)
+    outbox = Outbox("s", json_mode=True)
+    request = Request(1, "echo", {"n": 1})
+    channel.route(request, outbox)
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(Peer(channel, echo_registry()).run)
+            await anyio.wait_all_tasks_blocked()
+            await channel.deliver_inbound(Received(request))
+            assert len(channel._inbound) == 0  # handed to a worker already
+            await outbox.done.wait()
+            channel.close_inbound()
+    assert outbox.responses == [b'{"jsonrpc":"2.0","id":1,"result":{"n":1}}']
+
+
+# -- the HTTP client: an SSE answer read in the calling task ------------------------------
+
+
+async def test_send_request_returns_with_the_sse_answer_in() -> None:
+    app = make_app(echo_registry(), json_response=False)
+    async with app.running():
+        async with httpx.AsyncClient(
+            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
+        ) as http:
+            async with StreamableHTTPTransport(
+                "http://127.0.0.1/mcp", client=http, standalone_stream=False
+            ) as stream:
+                with anyio.fail_after(TIMEOUT):
+                    await stream._send_request(Request(3, "echo", {"x": 1}))
+                received = stream._inbound.receive_nowait()  # no background reader needed
+                assert received.payload.result == {"x": 1}  # type: ignore[union-attr]
+
+
+async def test_cancelled_or_closed_inline_reads_end_the_call() -> None:
+    gate = anyio.Event()
+    app = make_app(echo_registry(gate), json_response=False)
+    async with app.running():
+        async with httpx.AsyncClient(
+            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
+        ) as http:
+            stream = StreamableHTTPTransport(
+                "http://127.0.0.1/mcp", client=http, standalone_stream=False
+            )
+            async with stream, Peer(stream) as peer:
+                with anyio.fail_after(TIMEOUT):
+                    async with anyio.create_task_group() as task_group:
+                        task_group.start_soon(peer.request, SLOW)
+                        await anyio.wait_all_tasks_blocked()
+                        task_group.cancel_scope.cancel()  # cancelled while reading inline
+                    assert await peer.request(ECHO, {"after": 1}) == {"after": 1}
+                    failure: list[BaseException] = []
+
+                    async def call() -> None:
+                        try:
+                            await peer.request(SLOW)
+                        except Exception as exc:
+                            failure.append(exc)
+
+                    async with anyio.create_task_group() as task_group:
+                        task_group.start_soon(call)
+                        await anyio.wait_all_tasks_blocked()
+                        await stream.aclose()  # stops the read in the caller's task
+                    assert len(failure) == 1
+            gate.set()
+
+
+class LoggingTransport(StreamableHTTPTransport):
+    """A subclass that overrides ``send`` and ``receive``: the fast paths must not skip them."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.log: list[str] = []
+
+    async def send(self, payload: Any, *, related_request_id: Any = None) -> None:
+        self.log.append("send")
+        await super().send(payload, related_request_id=related_request_id)
+
+    async def receive(self) -> Received:
+        received = await super().receive()
+        self.log.append("receive")
+        return received
+
+
+async def test_wrappers_and_subclasses_see_every_message() -> None:
+    app = make_app(echo_registry(), json_response=False)
+    records: list[TapRecord] = []
+    async with app.running():
+        async with httpx.AsyncClient(
+            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
+        ) as http:
+            with anyio.fail_after(TIMEOUT):
+                inner = StreamableHTTPTransport(
+                    "http://127.0.0.1/mcp", client=http, standalone_stream=False
+                )
+                # TappedStream forwards unknown attributes to the stream it wraps.
+                tapped = WireTap(records.append).wrap(
+                    inner, local="client", remote="server", transport="http"
+                )
+                async with inner, Peer(tapped) as peer:
+                    assert await peer.request(ECHO, {"n": 1}) == {"n": 1}
+                subclassed = LoggingTransport(
+                    "http://127.0.0.1/mcp", client=http, standalone_stream=False
+                )
+                async with subclassed, Peer(subclassed) as peer:
+                    assert await peer.request(ECHO, {"n": 2}) == {"n": 2}
+    assert [r.direction for r in records] == ["send", "receive"]
+    assert subclassed.log[:2] == ["send", "receive"]  # then the end of the stream
+
+
+# -- SSE rendering ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("event_name", ["message", None])
+@pytest.mark.parametrize("event_id", [None, "s:1"])
+@pytest.mark.parametrize(
+    "data", [b'{"a":1}', b"", b"two\nlines", b"cr\rhere", '{"t":"\u00e9\U0001f642"}'.encode()]
+)
+async def test_rendered_events_match_the_encoder(
+    event_name: str | None, event_id: str | None, data: bytes
+) -> None:
+    outbox = Outbox("s", json_mode=False, event_name=event_name)
+    for _ in range(2):  # the cached prefix too
+        assert outbox.render(event_id, data) == encode_event(
+            SSEEvent(data.decode("utf-8"), event_name, event_id)
+        )
