@@ -19,7 +19,6 @@ import pydantic_core
 
 from jsonrpc_core import HTTPRequest, HTTPResponse, Route
 
-from ._compat03 import card_from_any, card_to_v03
 from .types import AgentCard
 
 if TYPE_CHECKING:
@@ -43,6 +42,8 @@ def card_wire(card: AgentCard, *, compat_v03: bool = True) -> dict[str, Any]:
     """The JSON served for ``card``: 1.0 members, plus the 0.3 ones not already there."""
     wire: dict[str, Any] = json.loads(pydantic_core.to_json(card, by_alias=True, exclude_none=True))
     if compat_v03 and card.supported_interfaces:
+        from ._compat03 import card_to_v03
+
         legacy = card_to_v03(card)
         if not legacy.get("supportsAuthenticatedExtendedCard"):
             legacy.pop("supportsAuthenticatedExtendedCard", None)
@@ -108,5 +109,7 @@ async def resolve_card(
         if response.status_code == 404:
             continue
         response.raise_for_status()
+        from ._compat03 import card_from_any
+
         return card_from_any(response.json())
     raise CardNotFound(f"no agent card at {base}{CARD_PATH} or {base}{LEGACY_CARD_PATH}")

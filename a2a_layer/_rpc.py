@@ -29,7 +29,6 @@ from jsonrpc_core import (
     RequestType,
 )
 
-from ._compat03 import params_from_v03, result_to_v03
 from ._errors import ExtensionSupportRequired, VersionNotSupported
 from ._methods import (
     CANCEL_TASK,
@@ -206,6 +205,7 @@ def build_registry(service: A2AService, *, compat_v03: bool = True) -> MethodReg
         bind(METHODS_V10[name], operation)
 
     if compat_v03:
+        from ._compat03 import params_from_v03, result_to_v03
 
         async def v03(params: Any, ctx: RequestContext) -> Any:
             descriptor, model = params_from_v03(ctx.method, params)
@@ -220,6 +220,8 @@ def build_registry(service: A2AService, *, compat_v03: bool = True) -> MethodReg
 
 
 async def _stream_v03(name: str, events: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    from ._compat03 import result_to_v03
+
     async for event in events:
         yield result_to_v03(name, event)
 

@@ -35,8 +35,6 @@ from jsonrpc_core import (
 from ._card import card_routes
 from ._errors import A2A_ERRORS
 from ._executor import AgentExecutor, AgentFunction
-from ._push import PushDispatcher
-from ._rest import rest_routes
 from ._rpc import STREAMED_METHOD_NAMES, build_registry, response_headers, validate_hook
 from ._runtime import TaskRuntime
 from ._service import A2AService, ExtendedCardProvider
@@ -45,6 +43,10 @@ from .types import AgentCard, AgentInterface, ProtocolBinding
 
 if TYPE_CHECKING:
     import httpx
+
+    from jsonrpc_core import Route
+
+    from ._push import PushDispatcher
 
 __all__ = ["A2AServer"]
 
@@ -100,6 +102,8 @@ class A2AServer:
         self.compat_v03 = compat_v03
         self.push: PushDispatcher | None = None
         if card.capabilities.push_notifications:
+            from ._push import PushDispatcher
+
             self.push = PushDispatcher(
                 self.store,
                 client=push_client,
@@ -122,6 +126,11 @@ class A2AServer:
         self.registry = build_registry(self.service, compat_v03=compat_v03)
         self.max_concurrency = max_concurrency
         self._card_cache: dict[str, AgentCard] = {}
+        rest: list[Route] = []
+        if self.rest_path is not None:
+            from ._rest import rest_routes
+
+            rest = rest_routes(self.service, card, self.rest_path, auth=auth)
         options = HTTPServerOptions(
             path=self.rpc_path,
             sessions=None,
@@ -137,11 +146,7 @@ class A2AServer:
             streaming_methods=STREAMED_METHOD_NAMES,
             routes=[
                 *card_routes(self.card_for_request, compat_v03=compat_v03, max_age=card_max_age),
-                *(
-                    rest_routes(self.service, card, self.rest_path, auth=auth)
-                    if self.rest_path is not None
-                    else []
-                ),
+                *rest,
             ],
         )
         if max_body_size is not None:

@@ -18,7 +18,7 @@ import base64
 import binascii
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from jsonrpc_core import InvalidParams
 
@@ -28,7 +28,6 @@ from ._errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from ._push import PushDispatcher, check_webhook_url
 from ._runtime import CallInfo, TaskRuntime
 from ._state import trim_history
 from ._store import (
@@ -61,6 +60,9 @@ from .types import (
     TaskPushNotificationConfig,
     TaskState,
 )
+
+if TYPE_CHECKING:
+    from ._push import PushDispatcher
 
 __all__ = ["A2AService", "ExtendedCardProvider"]
 
@@ -118,6 +120,8 @@ class A2AService:
         if config is None or config.task_push_notification_config is None:
             return
         push = self._require_push()
+        from ._push import check_webhook_url
+
         await check_webhook_url(
             config.task_push_notification_config.url,
             block_private_networks=push.block_private_networks,

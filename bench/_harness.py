@@ -28,7 +28,7 @@ from collections.abc import (
     Mapping,
     Sequence,
 )
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -700,3 +700,211 @@ def run_report(
     before = load_average()
     lines = sections()
     return render_report(name, title, lines, notes(before, load_average()))
+
+
+# -- cold start and footprint -------------------------------------------------------
+
+COLD_START_TARGET_SECONDS = 0.300
+"""Issue target: process launch to first answer, rpcweave → rpcweave."""
+PEAK_RSS_TARGET_KIB = 40 * 1024
+"""Issue target: peak RSS (``VmHWM``) of an rpcweave server process."""
+COLD_PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
+"""The pairs timed from a cold start (no floor: it is no SDK)."""
+
+
+def peak_rss_kib(pid: int | None) -> float:
+    """``VmHWM`` (peak resident set size, KiB) of a live process; NaN if unknown."""
+    if pid is None:
+        return math.nan
+    try:
+        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return float(line.split()[1])
+    except OSError:
+        pass
+    return math.nan
+
+
+class PeakRss:
+    """Peak RSS (KiB) of each server implementation's processes, after the first call
+    (cold-start runs) and after a timed run (throughput runs)."""
+
+    def __init__(self) -> None:
+        self.after_first_call: dict[str, list[float]] = {}
+        self.after_workload: dict[str, list[float]] = {}
+
+    @staticmethod
+    def add(table: dict[str, list[float]], server: str, pid: int | None) -> None:
+        """Record the ``VmHWM`` of process ``pid`` (skipped where unknown)."""
+        kib = peak_rss_kib(pid)
+        if math.isfinite(kib):
+            table.setdefault(server, []).append(kib)
+
+    def clear(self) -> None:
+        """Forget every reading (at the start of a benchmark)."""
+        self.after_first_call.clear()
+        self.after_workload.clear()
+
+
+def one_line(exc: BaseException, limit: int = 300) -> str:
+    """``exc`` as one table-safe line of at most ``limit`` characters."""
+    text = " ".join(str(exc).split()).replace("|", "/")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def format_ms(seconds: float) -> str:
+    """Milliseconds, no decimals."""
+    return f"{seconds * 1000:,.0f} ms"
+
+
+def format_mib(kib: float) -> str:
+    """KiB as MiB, one decimal."""
+    return f"{kib / 1024:,.1f} MiB"
+
+
+@contextmanager
+def bytecode_caches() -> Iterator[dict[str, str]]:
+    """Let the Python processes started inside read and write bytecode caches.
+
+    Installed packages have theirs; a source checkout run with ``PYTHONDONTWRITEBYTECODE``
+    set has none, and every server launch would then compile the project's modules from
+    source, which no installed deployment does. If that variable is set, this unsets it and
+    points ``PYTHONPYCACHEPREFIX`` at a temporary directory (nothing is written to the
+    checkout) until the block ends; otherwise it changes nothing. Yields the variables
+    to pass to launchers that do not inherit this environment."""
+    if not os.environ.get("PYTHONDONTWRITEBYTECODE") or os.environ.get("PYTHONPYCACHEPREFIX"):
+        yield {}
+        return
+    saved = os.environ.pop("PYTHONDONTWRITEBYTECODE")
+    with tempfile.TemporaryDirectory(prefix="bench-pycache-") as prefix:
+        os.environ["PYTHONPYCACHEPREFIX"] = prefix
+        try:
+            yield {"PYTHONPYCACHEPREFIX": prefix}
+        finally:
+            del os.environ["PYTHONPYCACHEPREFIX"]
+            os.environ["PYTHONDONTWRITEBYTECODE"] = saved
+
+
+@dataclass(frozen=True, slots=True)
+class ColdStart:
+    """One cold start: wall seconds from launching the server process to the first
+    answer, and the CPU seconds that process had used by then (NaN if unknown)."""
+
+    seconds: float
+    server_cpu: float
+
+
+def cold_start_section(
+    name: str,
+    runs: int,
+    cold_start: Callable[[Pair], Coroutine[Any, Any, ColdStart]],
+    *,
+    what: str,
+    peak: PeakRss | None = None,
+    server: str = "server",
+    pairs: Sequence[Pair] = COLD_PAIRS,
+) -> list[str]:
+    """Run ``cold_start(pair)`` (each on a fresh event loop) once per pair untimed (it
+    fills the bytecode caches, see `bytecode_caches`; the ``peak.after_first_call``
+    readings it made are dropped), then ``runs`` times per pair, pairs alternating, and
+    render the medians with the < 300 ms target on rpcweave → rpcweave (``server`` names
+    the launched side in the headers). A pair that fails is reported in its row and not
+    run again; the others go on."""
+    times: dict[Pair, list[ColdStart]] = {pair: [] for pair in pairs}
+    failures: dict[Pair, str] = {}
+    for index in range(-1, runs):
+        if index == 0 and peak is not None:
+            peak.after_first_call.clear()
+        for pair in pairs:
+            if pair in failures:
+                continue
+            try:
+                result = asyncio.run(cold_start(pair))
+            except Exception as exc:  # reported in the table
+                failures[pair] = one_line(exc)
+                _to_stderr(f"{name} cold start {pair.name}: FAILED: {exc}")
+                continue
+            if index < 0:
+                continue
+            times[pair].append(result)
+            _to_stderr(
+                f"{name} cold start: run {index + 1}/{runs} {pair.name}: "
+                f"{format_ms(result.seconds)} (server CPU {format_ms(result.server_cpu)})"
+            )
+    base_values = [run.seconds for run in times.get(THEIRS, [])]
+    baseline = statistics.median(base_values) if base_values else math.nan
+    rows: list[list[str]] = []
+    for pair in pairs:
+        values = [run.seconds for run in times[pair]]
+        if not values:
+            rows.append([pair.name, "0", "FAILED", failures.get(pair, "no runs"), "—", "—", "—"])
+            continue
+        median = statistics.median(values)
+        target = "—"
+        if pair == OURS:
+            target = f"< 300 ms: {'MET' if median < COLD_START_TARGET_SECONDS else 'MISS'}"
+        rows.append(
+            [
+                pair.name,
+                str(len(values)),
+                format_ms(median),
+                f"{format_ms(min(values))} - {format_ms(max(values))}",
+                format_ms(statistics.median(run.server_cpu for run in times[pair])),
+                format_ratio(baseline / median),
+                target,
+            ]
+        )
+    table = render_table(
+        [
+            f"client → {server}",
+            "runs",
+            "median",
+            "range",
+            f"{server} CPU by then (median)",
+            "speed-up vs official",
+            "target",
+        ],
+        rows,
+        align={1: "r", 2: "r", 3: "r", 4: "r", 5: "r"},
+    )
+    return [f"### Cold start: {what}", "", table]
+
+
+def peak_rss_section(peak: PeakRss, *, server: str = "server") -> list[str]:
+    """The `PeakRss` readings of rpcweave and official, with the < 40 MiB target on
+    rpcweave (judged on the largest reading after a timed run, or after the first call
+    if there is none)."""
+    rows: list[list[str]] = []
+    for implementation in (RPCWEAVE, OFFICIAL):
+        first = peak.after_first_call.get(implementation, [])
+        after = peak.after_workload.get(implementation, [])
+        target = "—"
+        worst = max(after or first or [math.nan])
+        if implementation == RPCWEAVE and math.isfinite(worst):
+            target = f"< 40 MiB: {'MET' if worst < PEAK_RSS_TARGET_KIB else 'MISS'}"
+        rows.append(
+            [
+                implementation,
+                format_mib(statistics.median(first)) if first else "n/a",
+                format_mib(statistics.median(after)) if after else "n/a",
+                format_mib(max(after)) if after else "n/a",
+                str(len(first)),
+                str(len(after)),
+                target,
+            ]
+        )
+    table = render_table(
+        [
+            server,
+            "after first call (median)",
+            "after a timed run (median)",
+            "after a timed run (max)",
+            "first-call runs",
+            "timed runs",
+            "target",
+        ],
+        rows,
+        align={1: "r", 2: "r", 3: "r", 4: "r", 5: "r"},
+    )
+    return [f"### Peak RSS of each {server} process (VmHWM)", "", table]

@@ -46,11 +46,15 @@ from ._harness import (
     RPCWEAVE,
     SERVERS_DIR,
     THEIRS,
+    ColdStart,
     CpuPerCall,
     Pair,
+    PeakRss,
     Sample,
     Summary,
     attribution_cells,
+    bytecode_caches,
+    cold_start_section,
     compare_groups,
     format_latency,
     format_ratio,
@@ -58,6 +62,8 @@ from ._harness import (
     load_note,
     log_tail,
     measure_with_cpu,
+    peak_rss_section,
+    process_cpu_seconds,
     render_attribution,
     render_pair_table,
     run_report,
@@ -120,6 +126,7 @@ class Plan:
     mode: str
     runs: int
     workloads: tuple[Workload, ...]
+    cold_runs: int
 
 
 def make_plan(quick: bool) -> Plan:
@@ -133,6 +140,7 @@ def make_plan(quick: bool) -> Plan:
                 Workload(SEND, 8, 300, 40),
                 Workload(STREAM, 1, 15, 3, target=5.0),
             ),
+            cold_runs=3,
         )
     return Plan(
         mode="full",
@@ -142,6 +150,7 @@ def make_plan(quick: bool) -> Plan:
             Workload(SEND, 8, 2_000, 160),
             Workload(STREAM, 1, 100, 10, target=5.0),
         ),
+        cold_runs=7,
     )
 
 
@@ -335,6 +344,8 @@ CPU_PER_CALL = CpuPerCall()
 """(workload label, contender) -> per run (client, server) CPU seconds per timed call."""
 TTFE: dict[tuple[str, str], list[float]] = {}
 """(workload label, contender) -> per run median time to the first event (streams)."""
+PEAK_RSS = PeakRss()
+"""``VmHWM`` of each server process after its first SendMessage and after a timed run."""
 
 
 async def _sample(pair: Pair, workload: Workload) -> Sample:
@@ -360,6 +371,7 @@ async def _sample(pair: Pair, workload: Workload) -> Sample:
                 )
                 key = (workload.label, pair.name)
                 CPU_PER_CALL.add(key, client_cpu, server_cpu)
+                PEAK_RSS.add(PEAK_RSS.after_workload, pair.server, pid)
                 if workload.operation == STREAM and workload.in_flight == 1:
                     firsts = [f - s for s, f in zip(starts, FIRST_EVENT, strict=True)]
                     TTFE.setdefault(key, []).append(statistics.median(firsts))
@@ -368,6 +380,24 @@ async def _sample(pair: Pair, workload: Workload) -> Sample:
             raise RuntimeError(
                 f"{pair.name} {workload.label} failed: {exc!r}; {log_tail(log)}"
             ) from exc
+
+
+async def _cold_start(pair: Pair) -> ColdStart:
+    """Launching the server to the first blocking SendMessage answered (the client's
+    agent card fetch included); records the server's peak RSS after it."""
+    with scratch_log() as log:
+        started = time.perf_counter()
+        try:
+            async with (
+                server_process(pair.server, log) as (base_url, pid),
+                CLIENTS[pair.client](pair, base_url) as client,
+            ):
+                await client.send()
+                elapsed = time.perf_counter() - started
+                PEAK_RSS.add(PEAK_RSS.after_first_call, pair.server, pid)
+                return ColdStart(elapsed, process_cpu_seconds(pid))
+        except Exception as exc:
+            raise RuntimeError(f"{pair.name} cold start failed: {exc!r}; {log_tail(log)}") from exc
 
 
 def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
@@ -464,6 +494,17 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "Latencies are the median over runs of each run's p50/p99. CPU/call = CPU time "
         "(user + system) of the client process (this one) and of the server process "
         "during the timed calls ÷ calls, median over runs. A MISS is reported, never raised.",
+        "Cold start: from launching the server process to the first blocking "
+        "SendMessage answered, including the wait for uvicorn to listen and the client's "
+        "agent card fetch; one untimed round first, then pairs alternating. `server CPU "
+        "by then` = the server's user + system CPU at that moment (less noisy than the "
+        "wall time on a shared machine). Target < 300 ms for rpcweave → rpcweave. Peak "
+        "RSS = the server's `VmHWM` right after that first call, and after each timed "
+        "run; target < 40 MiB for the rpcweave server, judged on the largest reading.",
+        "Bytecode: servers run with bytecode caches, as an installed package has them; "
+        "when `PYTHONDONTWRITEBYTECODE` is set they are kept in a temporary "
+        "`PYTHONPYCACHEPREFIX` (`bench._harness.bytecode_caches`), filled by the "
+        "untimed round.",
     ]
 
 
@@ -472,7 +513,22 @@ def run(*, quick: bool = False) -> str:
     plan = make_plan(quick)
     CPU_PER_CALL.clear()
     TTFE.clear()
-    return run_report(NAME, TITLE, partial(_throughput_section, plan), partial(_notes, plan))
+    PEAK_RSS.clear()
+
+    def sections() -> list[str]:
+        with bytecode_caches():
+            # first, so that every timed run finds the bytecode caches filled
+            cold = cold_start_section(
+                NAME,
+                plan.cold_runs,
+                _cold_start,
+                peak=PEAK_RSS,
+                what="server launch to the first blocking SendMessage answered",
+            )
+            throughput = _throughput_section(plan)
+        return [*throughput, "", *cold, "", *peak_rss_section(PEAK_RSS, server="server")]
+
+    return run_report(NAME, TITLE, sections, partial(_notes, plan))
 
 
 if __name__ == "__main__":  # pragma: no cover - convenience entry point

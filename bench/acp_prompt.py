@@ -29,6 +29,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -43,17 +44,23 @@ from ._harness import (
     RPCWEAVE,
     SERVERS_DIR,
     THEIRS,
+    ColdStart,
     CpuPerCall,
     NdjsonClient,
     Pair,
+    PeakRss,
     Sample,
     Summary,
     attribution_cells,
+    bytecode_caches,
+    cold_start_section,
     compare_groups,
     format_latency,
     format_ratio,
     load_note,
     measure_with_cpu,
+    peak_rss_section,
+    process_cpu_seconds,
     render_attribution,
     render_pair_table,
     render_table,
@@ -102,6 +109,7 @@ class Plan:
     runs: int
     loads: tuple[Load, ...]
     import_runs: int
+    cold_runs: int
 
 
 def make_plan(quick: bool) -> Plan:
@@ -115,6 +123,7 @@ def make_plan(quick: bool) -> Plan:
                 Load("8 prompts in flight (8 sessions)", 8, 400, 40, None),
             ),
             import_runs=5,
+            cold_runs=3,
         )
     return Plan(
         mode="full",
@@ -124,10 +133,15 @@ def make_plan(quick: bool) -> Plan:
             Load("8 prompts in flight (8 sessions)", 8, 3_000, 200, None),
         ),
         import_runs=15,
+        cold_runs=7,
     )
 
 
 # -- processes ----------------------------------------------------------------------
+
+CHILD_ENV: dict[str, str] = {}
+"""Variables for agents launched by the official client, which passes only a trimmed
+environment (set by `run` from `bytecode_caches`)."""
 
 
 def _agent_command(agent: str) -> list[str]:
@@ -272,7 +286,9 @@ async def open_connection(pair: Pair, sessions: int) -> AsyncIterator[Connection
     import acp
 
     official = _OfficialClient()
-    spawn = acp.spawn_agent_process(cast(Any, official), command[0], *command[1:], cwd=cwd)
+    spawn = acp.spawn_agent_process(
+        cast(Any, official), command[0], *command[1:], env=CHILD_ENV or None, cwd=cwd
+    )
     async with spawn as (official_conn, process):
         await official_conn.initialize(protocol_version=acp.PROTOCOL_VERSION)
         ids = []
@@ -292,27 +308,18 @@ async def open_connection(pair: Pair, sessions: int) -> AsyncIterator[Connection
 
 CPU_PER_CALL = CpuPerCall()
 """(load label, contender) -> per run (client, agent) CPU seconds per timed prompt."""
+PEAK_RSS = PeakRss()
+"""``VmHWM`` of each agent process after its first prompt and after a timed run."""
 
 
 async def _sample(pair: Pair, load: Load) -> Sample:
     """One run: launch, connect, check, warm up, time, shut down (only the timing timed)."""
     async with open_connection(pair, load.in_flight) as connection:
         free = list(connection.sessions)
-        counts = connection.counts.chunks
-        last_text = connection.counts.last_text
 
         async def call() -> None:
             session_id = free.pop()
-            before = counts.get(session_id, 0)
-            stop_reason = await connection.prompt(session_id)
-            seen = counts.get(session_id, 0) - before
-            if stop_reason != "end_turn" or seen != CHUNKS:
-                raise RuntimeError(
-                    f"{pair.name}: prompt ended with {stop_reason!r} after {seen} chunks "
-                    f"(expected end_turn after {CHUNKS})"
-                )
-            if last_text.get(session_id) != CHUNK_TEXTS[-1]:
-                raise RuntimeError(f"{pair.name}: last chunk {last_text.get(session_id)!r}")
+            await _checked_prompt(pair, connection, session_id)
             free.append(session_id)
 
         await warm_up(call, calls=load.warmup, concurrency=load.in_flight)
@@ -320,7 +327,35 @@ async def _sample(pair: Pair, load: Load) -> Sample:
             call, calls=load.calls, concurrency=load.in_flight, pid=connection.agent_pid
         )
         CPU_PER_CALL.add((load.label, pair.name), client_cpu, agent_cpu)
+        PEAK_RSS.add(PEAK_RSS.after_workload, pair.server, connection.agent_pid)
         return sample
+
+
+async def _checked_prompt(pair: Pair, connection: Connection, session_id: str) -> None:
+    """One prompt turn, checked: ``end_turn`` after exactly the expected chunks."""
+    counts = connection.counts
+    before = counts.chunks.get(session_id, 0)
+    stop_reason = await connection.prompt(session_id)
+    seen = counts.chunks.get(session_id, 0) - before
+    if stop_reason != "end_turn" or seen != CHUNKS:
+        raise RuntimeError(
+            f"{pair.name}: prompt ended with {stop_reason!r} after {seen} chunks "
+            f"(expected end_turn after {CHUNKS})"
+        )
+    if counts.last_text.get(session_id) != CHUNK_TEXTS[-1]:
+        raise RuntimeError(f"{pair.name}: last chunk {counts.last_text.get(session_id)!r}")
+
+
+async def _cold_start(pair: Pair) -> ColdStart:
+    """Launching the agent to the first ``session/prompt`` answered (after ``initialize``
+    and ``session/new``); records the agent's peak RSS after it."""
+    started = time.perf_counter()
+    async with open_connection(pair, 1) as connection:
+        await _checked_prompt(pair, connection, connection.sessions[0])
+        elapsed = time.perf_counter() - started
+        pid = connection.agent_pid
+        PEAK_RSS.add(PEAK_RSS.after_first_call, pair.server, pid)
+        return ColdStart(elapsed, process_cpu_seconds(pid))
 
 
 def _load_rows(load: Load, summaries: dict[str, Summary]) -> list[list[str]]:
@@ -471,6 +506,17 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "process during the timed prompts ÷ prompts, median over runs. The target "
         "(rpcweave → rpcweave ≥ 3x official → official, 1 prompt in flight) comes from the "
         "issue; 8 in flight is reported only. A MISS is reported, never raised.",
+        "Cold start: from launching the agent process to the first `session/prompt` "
+        "answered (the client's `initialize` and `session/new` included), one untimed "
+        "round first, then pairs alternating; `agent CPU by then` = the agent's user + "
+        "system CPU at that moment (less noisy than the wall time on a shared machine). "
+        "Target < 300 ms for rpcweave → rpcweave. Peak RSS = the agent's `VmHWM` right "
+        "after that first prompt, and after each timed throughput run; target < 40 MiB "
+        "for the rpcweave agent, judged on the largest reading.",
+        "Bytecode: agents and import timings run with bytecode caches, as an installed "
+        "package has them; when `PYTHONDONTWRITEBYTECODE` is set they are kept in a "
+        "temporary `PYTHONPYCACHEPREFIX` (`bench._harness.bytecode_caches`), filled by "
+        "the untimed round.",
     ]
 
 
@@ -478,9 +524,33 @@ def run(*, quick: bool = False) -> str:
     """Run every section and return the Markdown report."""
     plan = make_plan(quick)
     CPU_PER_CALL.clear()
+    PEAK_RSS.clear()
 
     def sections() -> list[str]:
-        return [*_throughput_section(plan), "", *_import_section(plan)]
+        with bytecode_caches() as child_env:
+            CHILD_ENV.clear()
+            CHILD_ENV.update(child_env)
+            # first, so that every timed run finds the bytecode caches filled
+            cold = cold_start_section(
+                NAME,
+                plan.cold_runs,
+                _cold_start,
+                peak=PEAK_RSS,
+                server="agent",
+                what="agent launch to the first `session/prompt` answered",
+            )
+            throughput = _throughput_section(plan)
+            imports = _import_section(plan)
+            CHILD_ENV.clear()
+        return [
+            *throughput,
+            "",
+            *cold,
+            "",
+            *peak_rss_section(PEAK_RSS, server="agent"),
+            "",
+            *imports,
+        ]
 
     return run_report(NAME, TITLE, sections, partial(_notes, plan))
 
