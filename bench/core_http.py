@@ -27,30 +27,30 @@ import asyncio
 import contextlib
 import importlib.util
 import json
-import math
-import os
 import signal
 import socket
-import statistics
 import sys
-import time
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from ._harness import (
+    REPO_ROOT,
     Contender,
+    CpuPerCall,
     Sample,
     format_latency,
-    format_rate,
     format_ratio,
-    measure,
+    listening_process,
+    measure_with_cpu,
     render_table,
     run_alternating,
     summarize,
+    summary_cells,
+    summary_headers,
     verdict,
+    warm_up,
 )
 
 __all__ = ["NAME", "TITLE", "run"]
@@ -58,7 +58,6 @@ __all__ = ["NAME", "TITLE", "run"]
 NAME = "http"
 TITLE = "jsonrpc_core over Streamable HTTP on uvicorn: `echo` round trips"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 ECHO_SERVER = REPO_ROOT / "examples" / "jsonrpc" / "echo_server.py"
 HOST = "127.0.0.1"
 ENDPOINT = "/mcp"
@@ -140,13 +139,10 @@ async def floor_app(scope: Any, receive: Any, send: Any) -> None:
     """The floor: read the body, answer the JSON-RPC request with its params. Nothing else."""
     kind = scope["type"]
     if kind == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        from .servers._uvicorn import lifespan
+
+        await lifespan(receive, send)
+        return
     if kind != "http":
         return
     body = b""
@@ -234,59 +230,33 @@ class Server:
 
 
 @contextlib.asynccontextmanager
-async def server_process(mode: str) -> Any:
+async def server_process(mode: str) -> AsyncIterator[Server]:
     """Start a server subprocess; yield a `Server`; stop it with SIGTERM."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bench.core_http",
-        "--serve",
-        mode,
-        stdout=asyncio.subprocess.PIPE,
-        cwd=REPO_ROOT,
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), STARTUP_TIMEOUT)
-        if not line.startswith(b"PORT "):
-            raise RuntimeError(f"{mode} server did not start: {line!r}")
-        yield Server(f"http://{HOST}:{int(line.split()[1])}", process.pid)
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGTERM)
-            try:
-                await asyncio.wait_for(process.wait(), 15)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
+    async with listening_process(
+        ["-m", "bench.core_http", "--serve", mode],
+        what=f"{mode} server",
+        ready="PORT",
+        stop=signal.SIGTERM,
+        startup_timeout=STARTUP_TIMEOUT,
+        shutdown_timeout=15,
+    ) as (base, pid):
+        yield Server(base, pid)
 
 
 # -- the clients --------------------------------------------------------------------
 
 
-def _process_cpu(pid: int) -> float:
-    """CPU seconds (user + system) used so far by process ``pid``; NaN where unknown."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return math.nan
-
-
-CPU_PER_CALL: dict[tuple[str, str], list[tuple[float, float]]] = {}
+CPU_PER_CALL = CpuPerCall()
 """(load label, contender) -> per run (client, server) CPU seconds per timed call."""
 
 
 async def _timed(name: str, load: Load, warmup: int, server: Server, call: Call) -> Sample:
     """Warm up, then time ``load.calls`` calls, recording CPU per call on both sides."""
-    _check_echo(await call(), name)
-    await measure(call, warmup=0, calls=warmup, concurrency=load.in_flight)
-    client_cpu, server_cpu = time.process_time(), _process_cpu(server.pid)
-    sample = await measure(call, warmup=0, calls=load.calls, concurrency=load.in_flight)
-    client_cpu = (time.process_time() - client_cpu) / load.calls
-    server_cpu = (_process_cpu(server.pid) - server_cpu) / load.calls
-    CPU_PER_CALL.setdefault((load.label, name), []).append((client_cpu, server_cpu))
+    _check_echo(await warm_up(call, calls=warmup, concurrency=load.in_flight), name)
+    sample, client_cpu, server_cpu = await measure_with_cpu(
+        call, calls=load.calls, concurrency=load.in_flight, pid=server.pid
+    )
+    CPU_PER_CALL.add((load.label, name), client_cpu, server_cpu)
     return sample
 
 
@@ -357,18 +327,12 @@ def run(*, quick: bool = False) -> str:
             summary = floor if name == FLOOR else summarize(name, samples[name])
             ratio = summary.median_rate / floor.median_rate
             judged = name != FLOOR and load.target is not None
-            cpu = CPU_PER_CALL.get((load.label, name), [])
-            client_cpu = statistics.median(c for c, _ in cpu) if cpu else math.nan
-            server_cpu = statistics.median(s for _, s in cpu) if cpu else math.nan
+            client_cpu, server_cpu = CPU_PER_CALL.medians((load.label, name))
             rows.append(
                 [
                     load.label,
                     name,
-                    f"{summary.runs} x {summary.calls:,}",
-                    format_rate(summary.median_rate),
-                    f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
-                    format_latency(summary.p50_latency),
-                    format_latency(summary.p99_latency),
+                    *summary_cells(summary),
                     format_latency(client_cpu),
                     format_latency(server_cpu),
                     format_ratio(ratio),
@@ -380,11 +344,7 @@ def run(*, quick: bool = False) -> str:
         [
             "load",
             "contender",
-            "runs x calls",
-            "median req/s",
-            "range req/s",
-            "p50 latency",
-            "p99 latency",
+            *summary_headers("calls", "req/s"),
             "client CPU/call",
             "server CPU/call",
             "vs floor",

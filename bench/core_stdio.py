@@ -24,15 +24,16 @@ from typing import Any
 from jsonrpc_core import Peer, spawn_stdio
 
 from ._harness import (
+    REPO_ROOT,
     Contender,
     Sample,
-    format_latency,
-    format_rate,
     format_ratio,
     measure,
     render_table,
     run_alternating,
     summarize,
+    summary_cells,
+    summary_headers,
     verdict,
 )
 
@@ -41,7 +42,6 @@ __all__ = ["NAME", "TITLE", "run"]
 NAME = "core"
 TITLE = "jsonrpc_core over stdio: `echo` round trips"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 ECHO_SERVER = REPO_ROOT / "examples" / "jsonrpc" / "echo_server.py"
 FLOOR_SERVER = Path(__file__).resolve().parent / "floor_echo_server.py"
 PARAMS: dict[str, Any] = {"text": "hello"}
@@ -239,11 +239,7 @@ def run(*, quick: bool = False) -> str:
                 [
                     load.label,
                     name,
-                    f"{summary.runs} x {summary.calls:,}",
-                    format_rate(summary.median_rate),
-                    f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
-                    format_latency(summary.p50_latency),
-                    format_latency(summary.p99_latency),
+                    *summary_cells(summary),
                     format_ratio(ratio),
                     "—" if is_floor else f"≥ {load.target:.2f}",
                     "—" if is_floor else verdict(ratio, load.target),
@@ -253,11 +249,7 @@ def run(*, quick: bool = False) -> str:
         [
             "load",
             "contender",
-            "runs x calls",
-            "median req/s",
-            "range req/s",
-            "p50 latency",
-            "p99 latency",
+            *summary_headers("calls", "req/s"),
             "vs floor",
             "target",
             "result",

@@ -29,7 +29,6 @@ import asyncio
 import json
 import math
 import os
-import signal
 import statistics
 import subprocess
 import sys
@@ -38,20 +37,41 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TextIO, cast
 
 from ._harness import (
-    Contender,
+    FLOOR,
+    FLOOR_PAIR,
+    OFFICIAL,
+    OURS,
+    REPO_ROOT,
+    RPCWEAVE,
+    SERVERS_DIR,
+    THEIRS,
+    NdjsonClient,
+    Pair,
     Sample,
     Summary,
-    format_latency,
-    format_rate,
+    attribution_cells,
+    bytecode_caches,
+    compare_pairs,
+    format_mib,
+    format_ms,
     format_ratio,
+    listening_process,
+    load_note,
+    log_tail,
     measure,
+    one_line,
+    peak_rss_kib,
+    render_attribution,
+    render_pair_table,
     render_table,
-    run_alternating,
-    summarize,
+    run_report,
+    scratch_log,
+    summary_cells,
     verdict,
 )
 
@@ -60,12 +80,6 @@ __all__ = ["NAME", "TITLE", "run"]
 NAME = "mcp"
 TITLE = "MCP tools/call and tools/list: rpcweave against the official `mcp` SDK"
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SERVERS_DIR = Path(__file__).resolve().parent / "servers"
-
-RPCWEAVE = "rpcweave"
-OFFICIAL = "official"
-FLOOR = "floor"
 SERVER_SCRIPTS = {
     RPCWEAVE: SERVERS_DIR / "mcp_rpcweave_server.py",
     OFFICIAL: SERVERS_DIR / "mcp_official_server.py",
@@ -82,25 +96,16 @@ HTTP_STARTUP_TIMEOUT = 30.0
 HTTP_SHUTDOWN_TIMEOUT = 10.0
 
 
-@dataclass(frozen=True, slots=True)
-class Pair:
-    """A client implementation talking to a server implementation."""
-
-    client: str
-    server: str
-
-    @property
-    def name(self) -> str:
-        return f"{self.client} → {self.server}"
-
-
-OURS = Pair(RPCWEAVE, RPCWEAVE)
-THEIRS = Pair(OFFICIAL, OFFICIAL)
 PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
-"""Ours first, the baseline second, then the cross pairs."""
-FLOOR_PAIR = Pair(FLOOR, FLOOR)
-"""The floor (``tools/call`` only): a hand-written NDJSON client against a standard-library
-stdio server, or httpx against a raw ASGI app."""
+"""Ours first, the baseline second, then the cross pairs. The floor (`FLOOR_PAIR`, for
+``tools/call`` only) is a hand-written NDJSON client against a standard-library stdio
+server, or httpx against a raw ASGI app."""
+
+
+def _label(pair: Pair) -> str:
+    """``client → server`` for every pair, the floor too (``floor → floor``, where
+    `Pair.name` says just ``floor``)."""
+    return f"{pair.client} → {pair.server}"
 
 
 # -- plan ---------------------------------------------------------------------------
@@ -245,61 +250,18 @@ def _server_pid(script: Path) -> int | None:
     return found[0] if len(found) == 1 else None
 
 
-def _peak_rss_kib(pid: int | None) -> float:
-    """``VmHWM`` (peak resident set size, KiB) of a live process; NaN if unknown."""
-    if pid is None:
-        return math.nan
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii") as handle:
-            for line in handle:
-                if line.startswith("VmHWM:"):
-                    return float(line.split()[1])
-    except OSError:
-        pass
-    return math.nan
-
-
-def _tail(log: TextIO, lines: int = 6) -> str:
-    try:
-        log.flush()
-        log.seek(0)
-        return " | ".join(log.read().strip().splitlines()[-lines:])
-    except (OSError, ValueError):
-        return ""
-
-
 @asynccontextmanager
 async def _http_server(server: str, log: TextIO) -> AsyncIterator[tuple[str, int]]:
     """Start a fixture server with ``--http``; yield its ``/mcp`` URL and pid; stop it."""
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        str(SERVER_SCRIPTS[server]),
-        "--http",
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=log,
-        cwd=REPO_ROOT,
-    )
-    try:
-        assert process.stdout is not None
-        line = await asyncio.wait_for(process.stdout.readline(), HTTP_STARTUP_TIMEOUT)
-        word, _, port = line.decode().partition(" ")
-        if word != "LISTENING" or not port.strip().isdigit():
-            raise RuntimeError(f"{server} HTTP server did not start: {line!r}; {_tail(log)}")
-        yield f"http://127.0.0.1:{int(port)}/mcp", process.pid
-    finally:
-        if process.returncode is None:
-            process.send_signal(signal.SIGINT)
-            try:
-                await asyncio.wait_for(process.wait(), HTTP_SHUTDOWN_TIMEOUT)
-            except asyncio.TimeoutError:
-                process.kill()
-                await process.wait()
-
-
-def _scratch_log() -> TextIO:
-    """A temporary file for a server's stderr (shown in the error if a run fails)."""
-    return cast(TextIO, tempfile.TemporaryFile("w+", encoding="utf-8"))
+    async with listening_process(
+        [str(SERVER_SCRIPTS[server]), "--http"],
+        what=f"{server} HTTP server",
+        log=log,
+        url_suffix="/mcp",
+        startup_timeout=HTTP_STARTUP_TIMEOUT,
+        shutdown_timeout=HTTP_SHUTDOWN_TIMEOUT,
+    ) as (url, pid):
+        yield url, pid
 
 
 # -- sessions -----------------------------------------------------------------------
@@ -352,12 +314,15 @@ def _floor_echo(result: dict[str, Any]) -> _FloorResult:
 FLOOR_PROTOCOL_VERSION = "2025-11-25"
 
 
+FLOOR_INITIALIZE_PARAMS: dict[str, Any] = {
+    "protocolVersion": FLOOR_PROTOCOL_VERSION,
+    "capabilities": {},
+    "clientInfo": {"name": "bench-floor", "version": "1.0.0"},
+}
+
+
 def _floor_initialize(request_id: int) -> dict[str, Any]:
-    params = {
-        "protocolVersion": FLOOR_PROTOCOL_VERSION,
-        "capabilities": {},
-        "clientInfo": {"name": "bench-floor", "version": "1.0.0"},
-    }
+    params = FLOOR_INITIALIZE_PARAMS
     return {"jsonrpc": "2.0", "id": request_id, "method": "initialize", "params": params}
 
 
@@ -366,100 +331,44 @@ def _floor_echo_request(request_id: int) -> dict[str, Any]:
     return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": params}
 
 
-class _StdioFloorClient:
+class _StdioFloorClient(NdjsonClient):
     """A minimal hand-written MCP client over NDJSON pipes (standard library only).
 
     With one request in flight it writes a line and reads lines until the response with
     its id. With several, a reader task resolves each caller's future by id.
     """
 
+    close_timeout = HTTP_SHUTDOWN_TIMEOUT
+
     def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self.process = process
-        self._writer = process.stdin
-        self._reader = process.stdout
-        self._next_id = 0
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._reader_task: asyncio.Task[None] | None = None
+        super().__init__(process)
         self._dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
-    def _line(self, message: dict[str, Any]) -> bytes:
-        return self._dumps(message).encode() + b"\n"
+    def _encode(self, method: str, params: Any) -> tuple[int, bytes]:
+        self._next_id += 1
+        request = {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}
+        return self._next_id, self._dumps(request).encode() + b"\n"
 
     async def notify(self, method: str) -> None:
-        self._writer.write(self._line({"jsonrpc": "2.0", "method": method}))
+        """Send the notification ``method`` (no params)."""
+        self._writer.write(self._dumps({"jsonrpc": "2.0", "method": method}).encode() + b"\n")
         await self._writer.drain()
 
-    async def request_sequential(self, message: dict[str, Any]) -> Any:
-        """One request (with its id set); only valid while nothing else is in flight."""
-        request_id = message["id"]
-        self._writer.write(self._line(message))
-        await self._writer.drain()
-        while True:
-            line = await self._reader.readline()
-            if not line:
-                raise ConnectionError("floor server closed the connection")
-            reply = json.loads(line)
-            if "id" not in reply or "method" in reply:
-                continue  # a notification or a server request: not ours to answer
-            if reply["id"] != request_id:
-                raise RuntimeError(f"floor: response id {reply['id']!r}, not {request_id}")
-            if "error" in reply:
-                raise RuntimeError(f"floor: error response {reply['error']!r}")
-            return reply["result"]
-
-    async def call_sequential(self) -> _FloorResult:
+    async def echo_sequential(self) -> _FloorResult:
         """``tools/call`` of ``echo``, one in flight."""
-        self._next_id += 1
-        return _floor_echo(await self.request_sequential(_floor_echo_request(self._next_id)))
+        params = {"name": "echo", "arguments": ECHO_ARGUMENTS}
+        return _floor_echo(await self.call_sequential("tools/call", params))
 
-    def start_reader(self) -> None:
-        """Switch to multiplexed mode: a task routes each response to its caller."""
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
-
-    async def call_multiplexed(self) -> _FloorResult:
+    async def echo_multiplexed(self) -> _FloorResult:
         """``tools/call`` of ``echo`` that may overlap with others (after `start_reader`)."""
-        self._next_id += 1
-        request_id = self._next_id
+        # `call_multiplexed` inlined: one coroutine per call, as in the other floors.
+        params = {"name": "echo", "arguments": ECHO_ARGUMENTS}
+        request_id, data = self._encode("tools/call", params)
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         self._pending[request_id] = future
-        self._writer.write(self._line(_floor_echo_request(request_id)))
+        self._writer.write(data)
         await self._writer.drain()
         return _floor_echo(await future)
-
-    async def _read_replies(self) -> None:
-        try:
-            while line := await self._reader.readline():
-                reply = json.loads(line)
-                if "id" not in reply or "method" in reply:
-                    continue
-                future = self._pending.pop(reply["id"], None)
-                if future is None or future.done():
-                    continue
-                if "error" in reply:
-                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
-                else:
-                    future.set_result(reply["result"])
-        finally:
-            pending, self._pending = self._pending, {}
-            for future in pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("floor server closed the connection"))
-
-    async def close(self) -> None:
-        """Close stdin, let the server exit on end of input, and reap it."""
-        self._writer.close()
-        try:
-            await self._writer.wait_closed()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        try:
-            await asyncio.wait_for(self.process.wait(), HTTP_SHUTDOWN_TIMEOUT)
-        except asyncio.TimeoutError:
-            self.process.kill()
-            await self.process.wait()
-        if self._reader_task is not None:
-            await self._reader_task
 
 
 @asynccontextmanager
@@ -476,15 +385,15 @@ async def _stdio_floor_session(in_flight: int, log: TextIO) -> AsyncIterator[Ses
     )
     client = _StdioFloorClient(process)
     try:
-        result = await client.request_sequential(_floor_initialize(0))
+        result = await client.call_sequential("initialize", FLOOR_INITIALIZE_PARAMS)
         if result.get("protocolVersion") != FLOOR_PROTOCOL_VERSION:
             raise RuntimeError(f"floor: initialize returned {result!r}")
         await client.notify("notifications/initialized")
         if in_flight == 1:
-            call_echo: Callable[[], Any] = client.call_sequential
+            call_echo: Callable[[], Any] = client.echo_sequential
         else:
             client.start_reader()
-            call_echo = client.call_multiplexed
+            call_echo = client.echo_multiplexed
         yield Session(call_echo, _no_listing, process.pid)
     finally:
         await client.close()
@@ -533,6 +442,10 @@ def _no_listing() -> Any:
     raise RuntimeError("the floor answers tools/call only")
 
 
+_CHILD_ENV: dict[str, str] = {}
+"""Environment for servers launched by the official client (see `bytecode_caches`)."""
+
+
 @asynccontextmanager
 async def open_session(
     pair: Pair, transport: str, log: TextIO, in_flight: int = 1
@@ -558,8 +471,10 @@ async def open_session(
         else:
             from mcp import ClientSession, StdioServerParameters, stdio_client
 
+            # The official client gives its server a trimmed environment: pass on the
+            # bytecode-cache settings every other process of the run has.
             params = StdioServerParameters(
-                command=sys.executable, args=[str(script)], cwd=str(REPO_ROOT)
+                command=sys.executable, args=[str(script)], cwd=str(REPO_ROOT), env=_CHILD_ENV
             )
             async with (
                 stdio_client(params, errlog=log) as (read, write),
@@ -604,7 +519,7 @@ class Footprint:
 
 async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint) -> Sample:
     """One run of one pair: launch, connect, check, warm up, time, read RSS, shut down."""
-    with _scratch_log() as log:
+    with scratch_log() as log:
         try:
             async with open_session(pair, workload.transport, log, workload.in_flight) as session:
                 if workload.operation == "tools/list":
@@ -620,10 +535,10 @@ async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint)
                     concurrency=workload.in_flight,
                 )
                 key = (pair.server, workload.transport)
-                Footprint.add(footprint.after_workload, key, _peak_rss_kib(session.server_pid))
+                Footprint.add(footprint.after_workload, key, peak_rss_kib(session.server_pid))
                 return sample
         except Exception as exc:
-            detail = f"{pair.name} over {workload.transport} failed: {exc!r}; {_tail(log)}"
+            detail = f"{pair.name} over {workload.transport} failed: {exc!r}; {log_tail(log)}"
             raise RuntimeError(detail) from exc
 
 
@@ -651,12 +566,8 @@ def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[li
         rows.append(
             [
                 workload.label,
-                pair.name,
-                f"{summary.runs} x {summary.calls:,}",
-                format_rate(summary.median_rate),
-                f"{format_rate(summary.min_rate)} - {format_rate(summary.max_rate)}",
-                format_latency(summary.p50_latency),
-                format_latency(summary.p99_latency),
+                _label(pair),
+                *summary_cells(summary),
                 format_ratio(ratio),
                 format_ratio(vs_floor) if floor is not None else "—",
                 target,
@@ -666,16 +577,8 @@ def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[li
     return rows
 
 
-def _attribution_row(workload: Workload, summaries: dict[str, Summary]) -> list[str]:
-    """Speed-ups from swapping in rpcweave on one side, with the official SDK on the other."""
-    rate = {pair: summaries[pair.name].median_rate for pair in PAIRS}
-    base = rate[THEIRS]
-    return [
-        workload.label,
-        format_ratio(rate[Pair(OFFICIAL, RPCWEAVE)] / base),
-        format_ratio(rate[Pair(RPCWEAVE, OFFICIAL)] / base),
-        format_ratio(rate[OURS] / base),
-    ]
+def _median_rate(summaries: dict[str, Summary], pair: Pair) -> float:
+    return summaries[pair.name].median_rate
 
 
 def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
@@ -683,48 +586,21 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
     attribution: list[list[str]] = []
     failures: list[str] = []
     for workload in plan.workloads:
-
-        def runner(pair: Pair, workload: Workload = workload) -> Callable[[], Sample]:
-            return lambda: asyncio.run(_workload_sample(pair, workload, footprint))
-
-        contenders = [Contender(pair.name, runner(pair)) for pair in workload.pairs]
+        run = partial(_workload_sample, workload=workload, footprint=footprint)
         try:
-            samples = run_alternating(contenders, plan.runs, label=f"{NAME} {workload.label}")
+            summaries = compare_pairs(
+                workload.pairs, run, plan.runs, label=f"{NAME} {workload.label}"
+            )
         except Exception as exc:  # a broken contender: report it, go on with the rest
             print(f"{NAME} {workload.label}: FAILED: {exc}", file=sys.stderr, flush=True)
-            failures.append(f"{workload.label}: {_one_line(exc)}")
+            failures.append(f"{workload.label}: {one_line(exc)}")
             rows.append([workload.label, "(all pairs)", *["—"] * 8, "FAILED"])
             continue
-        summaries = {name: summarize(name, runs) for name, runs in samples.items()}
         rows.extend(_workload_rows(workload, summaries))
-        attribution.append(_attribution_row(workload, summaries))
-    table = render_table(
-        [
-            "workload",
-            "client → server",
-            "runs x calls",
-            "median req/s",
-            "range req/s",
-            "p50 latency",
-            "p99 latency",
-            "vs official",
-            "vs floor",
-            "target",
-            "result",
-        ],
-        rows,
-        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r", 7: "r", 8: "r"},
-    )
-    where = render_table(
-        [
-            "workload",
-            "rpcweave server only (official → rpcweave)",
-            "rpcweave client only (rpcweave → official)",
-            "both (rpcweave → rpcweave)",
-        ],
-        attribution,
-        align={1: "r", 2: "r", 3: "r"},
-    )
+        rates = partial(_median_rate, summaries)
+        attribution.append([workload.label, *attribution_cells(rates)])
+    table = render_pair_table("workload", "server", ("calls", "req/s"), [], rows)
+    where = render_attribution("workload", attribution, server="server")
     failed = [f"- FAILED {failure}" for failure in failures]
     return [
         "### Throughput",
@@ -745,18 +621,18 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
 
 async def _cold_start(pair: Pair, transport: str, footprint: Footprint) -> float:
     """Seconds from launching the server to the first ``tools/call`` response."""
-    with _scratch_log() as log:
+    with scratch_log() as log:
         started = time.perf_counter()
         try:
             async with open_session(pair, transport, log) as session:
                 result = await session.call_echo()
                 elapsed = time.perf_counter() - started
                 _check_echo(result, pair)
-                kib = _peak_rss_kib(session.server_pid)
+                kib = peak_rss_kib(session.server_pid)
                 Footprint.add(footprint.after_first_call, (pair.server, transport), kib)
                 return elapsed
         except Exception as exc:
-            detail = f"{pair.name} cold start over {transport} failed: {exc!r}; {_tail(log)}"
+            detail = f"{pair.name} cold start over {transport} failed: {exc!r}; {log_tail(log)}"
             raise RuntimeError(detail) from exc
 
 
@@ -771,7 +647,7 @@ def _cold_start_section(plan: Plan, footprint: Footprint) -> list[str]:
                 try:
                     seconds = asyncio.run(_cold_start(pair, transport, footprint))
                 except Exception as exc:  # reported in the table; the others go on
-                    failures[(pair, transport)] = _one_line(exc)
+                    failures[(pair, transport)] = one_line(exc)
                     print(
                         f"{NAME} cold start {pair.name} {transport}: FAILED: {exc}", file=sys.stderr
                     )
@@ -799,8 +675,8 @@ def _cold_start_section(plan: Plan, footprint: Footprint) -> list[str]:
                     TRANSPORT_LABELS[transport],
                     pair.name,
                     str(len(values)),
-                    _ms(median),
-                    f"{_ms(min(values))} - {_ms(max(values))}",
+                    format_ms(median),
+                    f"{format_ms(min(values))} - {format_ms(max(values))}",
                     format_ratio(baseline / median),
                 ]
             )
@@ -822,9 +698,9 @@ def _footprint_section(footprint: Footprint) -> list[str]:
                 [
                     server,
                     TRANSPORT_LABELS[transport],
-                    _mib(statistics.median(first)) if first else "n/a",
-                    _mib(statistics.median(after)) if after else "n/a",
-                    _mib(max(after)) if after else "n/a",
+                    format_mib(statistics.median(first)) if first else "n/a",
+                    format_mib(statistics.median(after)) if after else "n/a",
+                    format_mib(max(after)) if after else "n/a",
                     str(len(after)),
                 ]
             )
@@ -841,19 +717,6 @@ def _footprint_section(footprint: Footprint) -> list[str]:
         align={2: "r", 3: "r", 4: "r", 5: "r"},
     )
     return ["### Peak RSS of each server process (VmHWM)", "", table]
-
-
-def _one_line(exc: BaseException, limit: int = 300) -> str:
-    text = " ".join(str(exc).split()).replace("|", "/")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _ms(seconds: float) -> str:
-    return f"{seconds * 1000:,.0f} ms"
-
-
-def _mib(kib: float) -> str:
-    return f"{kib / 1024:,.1f} MiB"
 
 
 # -- import time --------------------------------------------------------------------
@@ -953,9 +816,9 @@ def _import_section(plan: Plan) -> list[str]:
             [
                 f"`{statement}`",
                 description,
-                _ms(median),
-                f"{_ms(min(imports[statement]))} - {_ms(max(imports[statement]))}",
-                _ms(statistics.median(walls[statement])),
+                format_ms(median),
+                f"{format_ms(min(imports[statement]))} - {format_ms(max(imports[statement]))}",
+                format_ms(statistics.median(walls[statement])),
                 f"< {IMPORT_TARGET_SECONDS * 1000:.0f} ms" if is_ours else "—",
                 ("PASS" if median < IMPORT_TARGET_SECONDS else "MISS") if is_ours else "—",
             ]
@@ -974,7 +837,8 @@ def _import_section(plan: Plan) -> list[str]:
         align={2: "r", 3: "r", 4: "r"},
     )
     breakdown = ", ".join(
-        f"`{name}` {_ms(seconds)}" for name, seconds in _importtime_breakdown(BREAKDOWN_STATEMENT)
+        f"`{name}` {format_ms(seconds)}"
+        for name, seconds in _importtime_breakdown(BREAKDOWN_STATEMENT)
     )
     return [
         "### Import time (fresh interpreter per measurement)",
@@ -984,7 +848,7 @@ def _import_section(plan: Plan) -> list[str]:
         f"- {plan.import_runs} rounds, statements alternating; the statement is timed inside "
         "the child with `time.perf_counter()` (interpreter start-up excluded); "
         f"`process wall` is the whole `python -c '…'` (`python -c pass` alone: "
-        f"{_ms(base)}). `mcp_layer` and `jsonrpc_core` load their parts on first use, so "
+        f"{format_ms(base)}). `mcp_layer` and `jsonrpc_core` load their parts on first use, so "
         "`import mcp_layer` alone loads almost nothing; the `from mcp_layer import …` rows "
         "are what a server or a stdio client pays.",
         f"- Largest cumulative entries under `{BREAKDOWN_STATEMENT}` (`-X importtime`, one "
@@ -995,19 +859,9 @@ def _import_section(plan: Plan) -> list[str]:
 # -- the benchmark ------------------------------------------------------------------
 
 
-def _load_average() -> str:
-    try:
-        one, five, _ = os.getloadavg()
-    except OSError:
-        return "n/a"
-    return f"{one:.1f} (1 min) / {five:.1f} (5 min)"
-
-
 def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
     return [
-        f"Machine load average before / after the run: {load_before}; {load_after} "
-        f"({os.cpu_count()} CPUs). Client and server share these CPUs, so other work on the "
-        "machine moves the absolute figures; alternating runs keep the ratios fair.",
+        load_note(load_before, load_after, when=" the run"),
         f"Mode: {plan.mode} — {plan.runs} runs per pair per workload, pairs alternating "
         "run by run; each run launches a fresh server process and opens a fresh, "
         "initialized session (untimed), warms up (untimed), then times a fixed count of "
@@ -1041,6 +895,11 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "`mcp.ClientSession`. The official client validates `structuredContent` against "
         "the tool's output schema on every call and lists tools once first (in warm-up); "
         "rpcweave does not validate results against output schemas.",
+        "Bytecode caches: every process of the run (servers, import timings) reads and "
+        "writes `.pyc` files, as an installed package does; when `PYTHONDONTWRITEBYTECODE` "
+        "is set they are kept in a temporary `PYTHONPYCACHEPREFIX` "
+        "(`bench._harness.bytecode_caches`), also passed to the servers the official "
+        "client launches with its trimmed environment.",
     ]
 
 
@@ -1048,18 +907,25 @@ def run(*, quick: bool = False) -> str:
     """Run every section and return the Markdown report."""
     plan = make_plan(quick)
     footprint = Footprint()
-    load_before = _load_average()
-    sections = [
-        *_throughput_section(plan, footprint),
-        "",
-        *_cold_start_section(plan, footprint),
-        "",
-        *_footprint_section(footprint),
-        "",
-        *_import_section(plan),
-    ]
-    notes = [f"- {note}" for note in _notes(plan, load_before, _load_average())]
-    return "\n".join([f"## {NAME}: {TITLE}", "", *sections, "", "### Notes", "", *notes])
+
+    def sections() -> list[str]:
+        with bytecode_caches() as child_env:
+            _CHILD_ENV.clear()
+            _CHILD_ENV.update(child_env)
+            try:
+                return [
+                    *_throughput_section(plan, footprint),
+                    "",
+                    *_cold_start_section(plan, footprint),
+                    "",
+                    *_footprint_section(footprint),
+                    "",
+                    *_import_section(plan),
+                ]
+            finally:
+                _CHILD_ENV.clear()
+
+    return run_report(NAME, TITLE, sections, partial(_notes, plan))
 
 
 def _main(argv: Sequence[str]) -> None:  # pragma: no cover - convenience entry point

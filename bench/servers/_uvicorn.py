@@ -18,11 +18,34 @@ from typing import Any
 
 import uvicorn
 
-__all__ = ["HOST", "serve"]
+__all__ = ["HOST", "lifespan", "read_body", "serve"]
 
 HOST = "127.0.0.1"
 STARTUP_POLLS = 4_000
 """Bound on the start-up wait: 4,000 polls of 5 ms (20 s)."""
+
+
+async def lifespan(receive: Any, send: Any) -> None:
+    """Answer an ASGI ``lifespan`` scope of an app with nothing to start or stop:
+    acknowledge startup, then shutdown, and return."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return
+
+
+async def read_body(receive: Any) -> bytes:
+    """The whole body of an ASGI ``http`` request (every ``http.request`` message)."""
+    body = b""
+    more = True
+    while more:
+        message = await receive()
+        body += message.get("body", b"")
+        more = message.get("more_body", False)
+    return body
 
 
 async def _serve(app: Any, sock: socket.socket, access_log: bool) -> None:

@@ -17,6 +17,7 @@ import json
 import uuid
 from typing import Any
 
+from _uvicorn import lifespan, read_body
 from a2a_uvicorn import serve_app
 
 _dumps = json.JSONEncoder(separators=(",", ":")).encode
@@ -28,33 +29,18 @@ def _now() -> str:
     )
 
 
-async def _body(receive: Any) -> bytes:
-    body = b""
-    more = True
-    while more:
-        message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    return body
-
-
 async def app(scope: Any, receive: Any, send: Any) -> None:
     kind = scope["type"]
     if kind == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await lifespan(receive, send)
+        return
     if kind != "http":
         return
     if scope["method"] != "POST" or scope["path"] != "/":
         await send({"type": "http.response.start", "status": 404, "headers": []})
         await send({"type": "http.response.body", "body": b""})
         return
-    request = json.loads(await _body(receive))
+    request = json.loads(await read_body(receive))
     request_id = request["id"]
     message = request["params"]["message"]
     text = message["parts"][0].get("text", "")

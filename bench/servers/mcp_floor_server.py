@@ -19,6 +19,8 @@ import json
 import uuid
 from typing import Any
 
+from _uvicorn import lifespan, read_body
+
 _dumps = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False).encode
 
 PATH = "/mcp"
@@ -30,16 +32,6 @@ SSE_HEADERS = [
 ]
 
 
-async def _body(receive: Any) -> bytes:
-    body = b""
-    more = True
-    while more:
-        message = await receive()
-        body += message.get("body", b"")
-        more = message.get("more_body", False)
-    return body
-
-
 async def _bare(send: Any, status: int) -> None:
     await send({"type": "http.response.start", "status": status, "headers": []})
     await send({"type": "http.response.body", "body": b""})
@@ -49,19 +41,14 @@ async def app(scope: Any, receive: Any, send: Any) -> None:
     """The floor ASGI app (lifespan and HTTP)."""
     kind = scope["type"]
     if kind == "lifespan":
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+        await lifespan(receive, send)
+        return
     if kind != "http":
         return
     if scope["method"] != "POST" or scope["path"] != PATH:
         await _bare(send, 404)
         return
-    request = json.loads(await _body(receive))
+    request = json.loads(await read_body(receive))
     if "id" not in request:
         await _bare(send, 202)
         return
