@@ -50,8 +50,9 @@ class SharedEventStore(EventStore, Protocol):
     stream can then be resumed on any of them, even while another one still writes it.
 
     The server registers each session it opens (with its principal) and forgets it when
-    the session is deleted; a replica that does not hold a session serves a ``GET`` with
-    ``Last-Event-ID`` for it only if the store knows the session with the same principal.
+    the session ends (deleted or reaped); a replica that does not hold a session serves
+    a ``GET`` with ``Last-Event-ID`` for it only if the store knows the session with the
+    same principal.
     It marks the end of each request stream (`end`), so that a follower stops there.
     """
 

@@ -1,4 +1,10 @@
-"""Serving ASGI apps with uvicorn: on 127.0.0.1 unless told otherwise."""
+"""Serving ASGI apps with uvicorn: on 127.0.0.1 unless told otherwise.
+
+Rules: extra keyword arguments go to ``uvicorn.Config`` and override the defaults here.
+The keep-alive timeout defaults to `KEEP_ALIVE_TIMEOUT`, above the 5 s for which httpx
+(and most client pools) keep an idle connection: with equal timeouts a client can
+reuse a connection at the moment the server closes it, and the request fails.
+"""
 
 from __future__ import annotations
 
@@ -13,22 +19,23 @@ import anyio.to_thread
 
 from ._http_common import ASGIApp
 
-__all__ = ["running_server", "serve"]
+__all__ = ["KEEP_ALIVE_TIMEOUT", "running_server", "serve"]
+
+KEEP_ALIVE_TIMEOUT = 75.0
+"""Seconds an idle HTTP connection stays open on the server (uvicorn's default is 5)."""
 
 
 def _config(app: ASGIApp, host: str, port: int, log_level: str, **kwargs: Any) -> Any:
     import uvicorn
 
-    return uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level=log_level,
-        lifespan="on",
-        ws="none",
-        timeout_graceful_shutdown=2,
-        **kwargs,
-    )
+    options: dict[str, Any] = {
+        "lifespan": "on",
+        "ws": "none",
+        "timeout_graceful_shutdown": 2,
+        "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
+    }
+    options.update(kwargs)
+    return uvicorn.Config(app, host=host, port=port, log_level=log_level, **options)
 
 
 def serve(
@@ -39,7 +46,9 @@ def serve(
     log_level: str = "warning",
     **uvicorn_options: Any,
 ) -> None:
-    """Serve ``app`` until interrupted (blocking; uvicorn runs its own event loop)."""
+    """Serve ``app`` until interrupted (blocking; uvicorn runs its own event loop).
+
+    ``uvicorn_options`` go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``)."""
     import uvicorn
 
     uvicorn.Server(_config(app, host, port, log_level, **uvicorn_options)).run()
@@ -67,17 +76,19 @@ async def running_server(
     port: int = 0,
     log_level: str = "warning",
     startup_timeout: float = 20.0,
+    **uvicorn_options: Any,
 ) -> AsyncIterator[str]:
     """Run ``app`` under uvicorn in a background thread; yield its base URL.
 
     Works from asyncio and trio alike (uvicorn keeps its own loop in the thread).
-    ``port=0`` picks a free port. The server is stopped on exit.
+    ``port=0`` picks a free port. The server is stopped on exit. ``uvicorn_options``
+    go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``).
     """
     import uvicorn
 
     with _bound_socket(host, port) as sock:
         bound_port = sock.getsockname()[1]
-        server = uvicorn.Server(_config(app, host, bound_port, log_level))
+        server = uvicorn.Server(_config(app, host, bound_port, log_level, **uvicorn_options))
         failure: list[BaseException] = []
 
         def run() -> None:

@@ -23,6 +23,9 @@ Rules:
    whole: as JSON, or as an SSE stream with a ``Content-Length`` (the same events,
    without chunked framing); otherwise an SSE stream begins at once and the client is
    watched for a disconnect until it ends.
+6. When a session ends (DELETE, reaped, or its Peer stopped) its event-store streams
+   are forgotten (a shared store forgets the session), since a resumption names its
+   session; only a stopping app leaves a shared store's sessions to other replicas.
 """
 
 from __future__ import annotations
@@ -71,6 +74,9 @@ from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode, par
 __all__ = ["HTTPServerOptions", "JsonRpcHTTPApp", "ServeConnection"]
 
 logger = logging.getLogger("jsonrpc_core.http")
+
+_FORGET_TIMEOUT = 5.0
+"""How long an ended session's streams may take to leave the event store."""
 
 ServeConnection = Callable[[MessageStream], Awaitable[None]]
 """Serve one connection until its stream ends (typically ``Peer(stream, ...).run()``)."""
@@ -143,6 +149,7 @@ class JsonRpcHTTPApp:
         self._task_group: TaskGroup | None = None
         self._shared: ServerChannel | None = None
         self._endpoint = self.options.path.rstrip("/") or "/"
+        self._stopping = False
 
     # -- lifetime ------------------------------------------------------------------
 
@@ -153,6 +160,7 @@ class JsonRpcHTTPApp:
 
     def close(self) -> None:
         """Stop serving: end every session and stream; later requests get 503."""
+        self._stopping = True
         for session in self.sessions.all():
             self.sessions.remove(session.id)
             session.close()
@@ -170,6 +178,7 @@ class JsonRpcHTTPApp:
             return
         async with anyio.create_task_group() as task_group:
             self._task_group = task_group
+            self._stopping = False
             if self.options.sessions is None:
                 self._shared_channel()
             if self.options.sessions is not None:
@@ -177,6 +186,7 @@ class JsonRpcHTTPApp:
             try:
                 yield self
             finally:
+                self._stopping = True
                 for session in self.sessions.all():
                     session.close()
                 if self._shared is not None:
@@ -209,6 +219,7 @@ class JsonRpcHTTPApp:
                 )
                 self.sessions.remove(session.id)
                 session.close()
+                await self._forget_streams(session)
 
     async def _lifespan(self, receive: ASGIReceive, send: ASGISend) -> None:
         message = await receive()
@@ -356,6 +367,24 @@ class JsonRpcHTTPApp:
         if options.auth is not None:
             options.auth.authorize(info.principal, payload)
         session, provisional = self._session_for_post(info, payload)
+        try:
+            await self._post_to(receive, send, info, payload, session, provisional)
+        finally:
+            if session is not None:
+                session.active_requests -= 1
+                session.touch()
+
+    async def _post_to(
+        self,
+        receive: ASGIReceive,
+        send: ASGISend,
+        info: HTTPRequestInfo,
+        payload: Incoming,
+        session: HTTPSession | None,
+        provisional: bool,
+    ) -> None:
+        """Serve a POST whose session (counted as in flight by the caller) is known."""
+        options = self.options
         channel = self._shared_channel() if session is None else session.channel
         assert channel is not None
         if session is not None:
@@ -419,9 +448,8 @@ class JsonRpcHTTPApp:
             raise HTTPError(
                 400, str(exc), error=InvalidRequest(f"Invalid Request: {exc}")
             ) from None
-        if session is not None:
-            session.active_requests += 1
-            session.touch()
+        if session is not None and outbox.event_store is not None:
+            session.stream_ids.add(outbox.stream_id)
         queue = None if json_mode else outbox.attach(with_backlog=False)
         generation = outbox.generation
         try:
@@ -472,11 +500,8 @@ class JsonRpcHTTPApp:
         finally:
             if queue is not None:
                 outbox.detach_if_current(generation)
-            if session is not None:
-                session.active_requests -= 1
-                session.touch()
-                if provisional and outbox.failed:
-                    session.close()
+            if session is not None and provisional and outbox.failed:
+                session.close()
 
     def _response_mode(self, requests: list[Request], info: HTTPRequestInfo) -> ResponseMode:
         hook = self.options.response_mode
@@ -509,12 +534,16 @@ class JsonRpcHTTPApp:
                 raise HTTPError(404, "Session not found: it has expired or was terminated")
             if session.principal is not None and session.principal != info.principal:
                 raise HTTPError(404, "Session not found: it belongs to another principal")
-            return session, False
-        if not policy.is_start(payload):
-            raise HTTPError(400, f"Bad Request: missing {policy.header} header")
-        if self.sessions.full:
-            raise HTTPError(503, "Service Unavailable: too many sessions")
-        return self._open_session(policy, info), True
+        else:
+            if not policy.is_start(payload):
+                raise HTTPError(400, f"Bad Request: missing {policy.header} header")
+            if self.sessions.full:
+                raise HTTPError(503, "Service Unavailable: too many sessions")
+            session = self._open_session(policy, info)
+        # In flight from here (the caller uncounts it): the reaper cannot take it now.
+        session.active_requests += 1
+        session.touch()
+        return session, not session_id
 
     def _open_session(self, policy: SessionPolicy, info: HTTPRequestInfo) -> HTTPSession:
         session_id = policy.new_id()
@@ -527,6 +556,8 @@ class JsonRpcHTTPApp:
         )
         channel = ServerChannel(standalone=standalone)
         session = HTTPSession(session_id, channel, standalone, principal=info.principal)
+        if standalone.event_store is not None:
+            session.stream_ids.add(standalone.stream_id)
         self.sessions.reserve(session_id)
         assert self._task_group is not None
         self._task_group.start_soon(self._run_session, session)
@@ -551,6 +582,29 @@ class JsonRpcHTTPApp:
                 self.sessions.remove(session.id)
             self.sessions.release(session.id)
             session.close()
+            await self._forget_streams(session)
+
+    async def _forget_streams(self, session: HTTPSession) -> None:
+        """The session has ended: no one may resume its streams, so drop them (once).
+
+        A shared store forgets the whole session, except while this app is stopping
+        (another replica may still resume its streams then)."""
+        if not session.stream_ids:
+            return
+        stream_ids, session.stream_ids = session.stream_ids, set()
+        store = self.options.event_store
+        shared = shared_store(store)
+        if store is None or (shared is not None and self._stopping):
+            return
+        with anyio.move_on_after(_FORGET_TIMEOUT, shield=True):
+            try:
+                if shared is not None:
+                    await shared.forget_session(session.id)
+                else:
+                    for stream_id in stream_ids:
+                        await store.forget(stream_id)
+            except Exception:
+                logger.warning("could not forget session %s's streams", session.id, exc_info=True)
 
     async def _session_headers(
         self,
@@ -759,6 +813,9 @@ class JsonRpcHTTPApp:
             return
         session = self._session_for_stream(info)
         await self._validate(info, None, session)
+        if self.sessions.get(session.id) is not session:
+            # Reaped or deleted while an async validate hook ran.
+            raise HTTPError(404, "Session not found: it has expired or was terminated")
         session.touch()
         if last_event_id and self.options.event_store is not None:
             await self._resume(send, receive, session, last_event_id)
@@ -833,9 +890,7 @@ class JsonRpcHTTPApp:
         await self._validate(info, None, session)
         self.sessions.remove(session.id)
         session.close()
-        shared = shared_store(self.options.event_store)
-        if shared is not None:
-            await shared.forget_session(session.id)
+        await self._forget_streams(session)
         await send_response(send, 200)
 
     # -- HTTP+SSE (2024-11-05) -----------------------------------------------------
@@ -1047,9 +1102,13 @@ class _DisconnectWatch:
         if self._task_group is not None:
             self._scope.cancel()
             return await self._task_group.__aexit__(exc_type, exc, tb)
-        assert self._task is not None
-        self._task.cancel()
+        task, self._task = self._task, None
+        assert task is not None
+        # Dropped, not awaited: its CancelledError (kept by the task) holds the watcher's
+        # frame, and so this object; a reference back to the task would be a cycle.
+        task.cancel()
         swallowed = self._scope.__exit__(exc_type, exc, tb)
-        if self._error is not None:
-            raise self._error
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
         return swallowed

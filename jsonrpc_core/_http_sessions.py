@@ -3,7 +3,10 @@
 Rules: a session enters the table only after its first request was validated and
 answered without error (`SessionTable.add` is called then, never earlier); the table
 never holds more than ``max_sessions``; a session idle for ``idle_timeout`` seconds
-with no request in flight and no open stream is closed by the reaper.
+with no request in flight and no open stream is closed by the reaper. A request counts
+as in flight from the moment its session is looked up (so it cannot be reaped under
+it). ``stream_ids`` lists the event-store streams a session wrote; when the session
+ends they are forgotten (``JsonRpcHTTPApp``), since a resumption names its session.
 """
 
 from __future__ import annotations
@@ -53,6 +56,7 @@ class HTTPSession:
     active_requests: int = 0
     principal: Any = None
     attributes: dict[str, Any] = field(default_factory=dict)
+    stream_ids: set[str] = field(default_factory=set)
 
     def touch(self) -> None:
         """Mark the session as used now."""

@@ -699,7 +699,6 @@ class Peer:
             logger.debug("%s: message dropped: connection closed", self.name)
 
     async def _handle_notification(self, note: Notification, info: Any) -> None:
-        ctx = RequestContext(self, note.method, None, note.params, info)
         try:
             entry = self.registry.notifications.get(note.method)
             if entry is None:
@@ -707,9 +706,13 @@ class Peer:
                 if fallback is None:
                     logger.debug("%s: unhandled notification %r", self.name, note.method)
                     return
-                outcome = fallback(note.params, ctx)
+                outcome = fallback(
+                    note.params, RequestContext(self, note.method, None, note.params, info)
+                )
             else:
-                outcome = entry.handler(entry.descriptor.validate_params(note.params), ctx)
+                params = entry.descriptor.validate_params(note.params)
+                ctx = RequestContext(self, note.method, None, note.params, info)
+                outcome = entry.handler(params, ctx)
             if inspect.isawaitable(outcome):
                 await outcome
         except Exception:

@@ -24,9 +24,10 @@ with ``--load-idle-timeout`` (600 s; the SDK's default is 1800 s) and the reapin
 observed with ``--idle-timeout`` (5 s), switched through the soak server's control
 route. With ``--pool N`` each session holds a pool slot for its whole sequence
 (``--admission request`` queues every request on the pool instead, which makes the
-client-side wait, and the reaping, worse). The server's keep-alive is raised above
-uvicorn's 5 s (``--keep-alive``) for the same reason: a saturated client may reuse a
-pooled connection after the server closed it as idle (ReadError).
+client-side wait, and the reaping, worse). The server's keep-alive (``--keep-alive``,
+120 s here; the SDK's default is 75 s, uvicorn's own 5 s) stays above the client pool's
+for the same reason: a saturated client may reuse a pooled connection after the server
+closed it as idle (ReadError).
 
 Prints the figures (errors, request latency, CPU per request in server and client,
 peak RSS from VmHWM, RSS after each wave and after idle, event streams the server
@@ -362,6 +363,9 @@ if __name__ == "__main__":
     parser.add_argument("--only", choices=["mcp", "a2a"], default=None)
     parser.add_argument("--no-event-store", action="store_true")
     parser.add_argument(
-        "--keep-alive", type=float, default=120.0, help="server keep-alive (0: uvicorn's 5 s)"
+        "--keep-alive",
+        type=float,
+        default=120.0,
+        help="server keep-alive (0: the SDK's default, 75 s)",
     )
     sys.exit(anyio.run(main, parser.parse_args()))

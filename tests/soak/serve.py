@@ -130,29 +130,12 @@ def a2a_app(args: argparse.Namespace) -> Any:
     return server.asgi_app()
 
 
-def keep_connections_alive(seconds: float) -> None:
-    """Serve with uvicorn's keep-alive timeout at ``seconds`` (its default is 5 s).
-
-    For the load soak: when the client process is saturated it can pick a pooled
-    connection more than 5 s after the server's last byte on it, while the server is
-    closing it as idle, and the request fails with ReadError. `running_server` takes no
-    uvicorn options, so its config builder is wrapped.
-    """
-    import jsonrpc_core._http_serve as http_serve
-
-    build = http_serve._config
-
-    def config(*args: Any, **kwargs: Any) -> Any:
-        return build(*args, timeout_keep_alive=seconds, **kwargs)
-
-    http_serve._config = config
-
-
 async def main(args: argparse.Namespace) -> None:
-    if args.keep_alive is not None:
-        keep_connections_alive(args.keep_alive)
     app = mcp_app(args) if args.kind == "mcp" else a2a_app(args)
-    async with running_server(app, port=args.port) as url:
+    options: dict[str, Any] = {}
+    if args.keep_alive is not None:
+        options["timeout_keep_alive"] = args.keep_alive
+    async with running_server(app, port=args.port, **options) as url:
         print(url, flush=True)
         await anyio.sleep_forever()
 

@@ -38,10 +38,6 @@ INIT = {
         "clientInfo": {"name": "soak", "version": "1"},
     },
 }
-STREAMS_KEPT = (
-    "jsonrpc_core._http_server: a session's event-store streams are not forgotten when the"
-    " session ends (reaped or DELETE); only a shared store's forget_session runs, on DELETE"
-)
 
 
 @asynccontextmanager
@@ -82,7 +78,6 @@ async def open_session(http: httpx.AsyncClient) -> dict[str, str]:
     return headers
 
 
-@pytest.mark.xfail(strict=True, reason=STREAMS_KEPT)
 async def test_a_reaped_sessions_streams_leave_the_event_store() -> None:
     async with served(idle_timeout=0.2) as (http, app, store):
         await open_session(http)
@@ -91,7 +86,6 @@ async def test_a_reaped_sessions_streams_leave_the_event_store() -> None:
         assert len(store) == 0
 
 
-@pytest.mark.xfail(strict=True, reason=STREAMS_KEPT)
 async def test_a_deleted_sessions_streams_leave_the_event_store() -> None:
     async with served(idle_timeout=600) as (http, app, store):
         headers = await open_session(http)
