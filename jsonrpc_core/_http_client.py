@@ -12,7 +12,8 @@ Rules:
    from ``send`` (as the JSON-RPC error in the body when there is one, else as
    `TransportError`), so the failing call learns it at once.
 2. An SSE response is read in the background, except the answer to a request whose
-   caller waits for it (`Peer.request`), which is read in that caller's task. If it
+   caller waits for it (`Peer.request`), which is read in that caller's task until the
+   answer is in (the rest of the stream, if any, then in the background). If it
    breaks, or the server closes it before answering, the transport resumes it with
    ``Last-Event-ID`` after the server's ``retry`` delay, up to ``max_reconnects``
    times; when it cannot, only the calls of that stream fail (with `StreamEnd`
@@ -23,7 +24,7 @@ Rules:
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import Any
 from urllib.parse import urljoin
@@ -185,6 +186,31 @@ class _Base:
         return {**self.headers, "accept": accept}
 
 
+def _fully_received(response: httpx.Response) -> bool:
+    """Whether every byte of a response with a ``Content-Length`` has arrived (reading
+    on then only sees its end)."""
+    length = response.headers.get("content-length")
+    return length is not None and length.isdigit() and response.num_bytes_downloaded >= int(length)
+
+
+class _PostStream:
+    """An SSE answer being followed: the response now read (the POST's, or the GET that
+    resumed it), its chunk iterator, and what is still awaited from it."""
+
+    __slots__ = ("attempts", "chunks", "decoder", "request_ids", "response", "unanswered")
+
+    def __init__(self, response: httpx.Response, request_ids: list[Any]) -> None:
+        self.request_ids = request_ids
+        self.unanswered = set(request_ids)
+        self.decoder = SSEDecoder()
+        self.attempts = 0
+        self.restart(response)
+
+    def restart(self, response: httpx.Response) -> None:
+        self.response = response
+        self.chunks: AsyncIterator[bytes] = response.aiter_bytes()
+
+
 class StreamableHTTPTransport(_Base):
     """The client side of Streamable HTTP (see module rules).
 
@@ -332,7 +358,7 @@ class StreamableHTTPTransport(_Base):
         elif content_type.startswith("text/event-stream"):
             if inline:
                 self._maybe_open_standalone()
-                await self._read_post_stream(response, request_ids)
+                await self._read_post_stream(response, request_ids, inline=True)
                 return
             self._start(self._read_post_stream, response, request_ids)
         else:
@@ -374,11 +400,22 @@ class StreamableHTTPTransport(_Base):
             self._start(self._standalone_loop)
 
     async def _read_events(
-        self, response: httpx.Response, decoder: SSEDecoder, unanswered: set[Any]
-    ) -> None:
-        """Read one SSE response to its end, delivering its messages."""
+        self,
+        response: httpx.Response,
+        decoder: SSEDecoder,
+        unanswered: set[Any],
+        *,
+        chunks: AsyncIterator[bytes] | None = None,
+        until_answered: bool = False,
+    ) -> bool:
+        """Read one SSE response, delivering its messages, to its end (then closed) or,
+        with ``until_answered``, until no request of ``unanswered`` is left (then left
+        open for the caller to go on with ``chunks``). True if it stopped early."""
+        if chunks is None:
+            chunks = response.aiter_bytes()
+        stopped = False
         try:
-            async for chunk in response.aiter_bytes():
+            async for chunk in chunks:
                 for event in decoder.feed(chunk):
                     if event.id is not None:
                         if event.id in self._seen_event_ids:
@@ -391,8 +428,13 @@ class StreamableHTTPTransport(_Base):
                         if isinstance(message, (Response, ErrorResponse)):
                             unanswered.discard(message.id)
                     await self._deliver_payload(payload)
+                if until_answered and not unanswered and not _fully_received(response):
+                    stopped = True
+                    return True
+            return False
         finally:
-            await response.aclose()
+            if not stopped:
+                await response.aclose()
 
     def abandon(self, request_id: RequestId) -> bool:
         """Close the SSE response stream answering ``request_id``, if one is open
@@ -403,31 +445,43 @@ class StreamableHTTPTransport(_Base):
         scope.cancel()
         return True
 
-    async def _read_post_stream(self, response: httpx.Response, request_ids: list[Any]) -> None:
+    async def _read_post_stream(
+        self, response: httpx.Response, request_ids: list[Any], *, inline: bool = False
+    ) -> None:
+        await self._follow_post_stream(_PostStream(response, request_ids), inline=inline)
+
+    async def _follow_post_stream(self, stream: _PostStream, *, inline: bool = False) -> None:
         with anyio.CancelScope() as scope:
             # Closing the transport stops the reading too when it runs in a caller's task.
             self._background.add(scope)
-            for request_id in request_ids:
+            for request_id in stream.request_ids:
                 self._request_streams[request_id] = scope
             try:
-                await self._read_post_stream_events(response, request_ids)
+                await self._read_post_stream_events(stream, inline=inline)
             finally:
                 self._background.discard(scope)
-                for request_id in request_ids:
+                for request_id in stream.request_ids:
                     if self._request_streams.get(request_id) is scope:
                         del self._request_streams[request_id]
 
-    async def _read_post_stream_events(
-        self, response: httpx.Response, request_ids: list[Any]
-    ) -> None:
-        decoder = SSEDecoder()
-        unanswered = set(request_ids)
-        attempts = 0
+    async def _read_post_stream_events(self, stream: _PostStream, *, inline: bool) -> None:
+        decoder, unanswered = stream.decoder, stream.unanswered
         error: BaseException | None = None
         while True:
             decoder.ended_with_retry = False
             try:
-                await self._read_events(response, decoder, unanswered)
+                if await self._read_events(
+                    stream.response,
+                    decoder,
+                    unanswered,
+                    chunks=stream.chunks,
+                    until_answered=inline,
+                ):
+                    # The caller has its answers; whatever else this response carries
+                    # (or its end) is read in the background, so that a stream the
+                    # server keeps open does not hold the caller.
+                    self._start(self._follow_post_stream, stream)
+                    return
                 error = None
             except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
                 error = TransportError(f"response stream broke: {exc!r}")
@@ -436,17 +490,17 @@ class StreamableHTTPTransport(_Base):
             incomplete = bool(unanswered) or error is not None or decoder.ended_with_retry
             if not incomplete or decoder.last_event_id is None:
                 break
-            if attempts >= self.max_reconnects:
+            if stream.attempts >= self.max_reconnects:
                 error = error or TransportError("the response stream could not be resumed")
                 break
-            attempts += 1
+            stream.attempts += 1
             await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
             try:
-                response = await self._resume(decoder.last_event_id)
+                stream.restart(await self._resume(decoder.last_event_id))
             except TransportError as exc:
                 error = exc
                 break
-        for request_id in request_ids:
+        for request_id in stream.request_ids:
             failure = error
             if request_id in unanswered and failure is None:
                 failure = TransportError("the server closed the response stream without answering")

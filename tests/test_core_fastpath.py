@@ -7,6 +7,7 @@ skips still behaves (slow handlers, disconnects, ordering, cancellation).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -489,3 +490,55 @@ async def test_rendered_events_match_the_encoder(
         assert outbox.render(event_id, data) == encode_event(
             SSEEvent(data.decode("utf-8"), event_name, event_id)
         )
+
+
+def open_ended_sse_app(*, answer_on: str) -> Callable[..., Awaitable[None]]:
+    """A Streamable HTTP server that keeps an SSE stream open after the answer: on the
+    POST itself (``answer_on="post"``), or, like the conformance suite's sse-retry
+    scenario, on the GET that resumes a POST stream it closed after a priming event."""
+    pending: list[Any] = []
+
+    async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return
+        body = b""
+        while True:
+            message = await receive()
+            body += message.get("body", b"")
+            if not message.get("more_body"):
+                break
+        headers = [(b"content-type", b"text/event-stream"), (b"mcp-session-id", b"s1")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        if scope["method"] == "POST":
+            request_id = json.loads(body)["id"]
+            if answer_on == "post":
+                answer = {"jsonrpc": "2.0", "id": request_id, "result": "done"}
+                event = f"id: p1\ndata: {json.dumps(answer)}\n\n".encode()
+                await send({"type": "http.response.body", "body": event, "more_body": True})
+            else:
+                pending.append(request_id)
+                priming = b"id: p1\nretry: 10\ndata: \n\n"
+                await send({"type": "http.response.body", "body": priming, "more_body": False})
+                return
+        else:
+            answer = {"jsonrpc": "2.0", "id": pending.pop(), "result": "done"}
+            event = f"id: g1\ndata: {json.dumps(answer)}\n\n".encode()
+            await send({"type": "http.response.body", "body": event, "more_body": True})
+        while (await receive())["type"] != "http.disconnect":
+            pass  # open until the client goes away
+
+    return app
+
+
+@pytest.mark.parametrize("answer_on", ["post", "resumed get"])
+async def test_an_answer_on_a_stream_left_open_returns_to_the_caller(answer_on: str) -> None:
+    app = open_ended_sse_app(answer_on=answer_on)
+    async with httpx.AsyncClient(
+        transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
+    ) as http:
+        stream = StreamableHTTPTransport(
+            "http://127.0.0.1/mcp", client=http, standalone_stream=False
+        )
+        async with stream, Peer(stream) as peer:
+            with anyio.fail_after(TIMEOUT):
+                assert await peer.request("work") == "done"
