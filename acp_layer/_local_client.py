@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import os
 import uuid
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 from typing import Literal
@@ -35,6 +36,7 @@ PermissionDialog = Callable[
 UpdateCallback = Callable[[s.SessionNotification], Awaitable[None] | None]
 
 _ALLOW = ("allow_once", "allow_always")
+_RELEASED_KEPT = 256  # released terminals whose final output is kept for display
 _REJECT = ("reject_once", "reject_always")
 
 
@@ -67,6 +69,9 @@ class LocalClient(Client):
         self.updates: dict[str, list[s.SessionUpdate]] = {}
         self.permission_requests: list[s.RequestPermissionRequest] = []
         self.terminals: dict[str, LocalTerminal] = {}
+        # The final output of released terminals, newest last (rule: a tool call that
+        # embeds a terminal keeps showing its output after release).
+        self._released_output: OrderedDict[str, str] = OrderedDict()
 
     async def _roots(self, session_id: str) -> list[str]:
         session = await self.connection.session(session_id)
@@ -185,10 +190,23 @@ class LocalClient(Client):
         self._terminal(params.terminal_id).kill()
 
     async def release_terminal(self, params: s.ReleaseTerminalRequest) -> None:
-        """Kill the command if running and forget the terminal."""
+        """Kill the command if running and forget the terminal (its output stays
+        available to `displayed_output`)."""
         terminal = self._terminal(params.terminal_id)
         del self.terminals[params.terminal_id]
         await terminal.close()
+        self._released_output[params.terminal_id] = terminal.snapshot().output
+        while len(self._released_output) > _RELEASED_KEPT:
+            self._released_output.popitem(last=False)
+
+    def displayed_output(self, terminal_id: str) -> str | None:
+        """The output to show for a terminal embedded in a tool call: the live output,
+        or, after release, the final one (ACP: the client SHOULD keep displaying it);
+        ``None`` for an unknown terminal or one released long ago."""
+        terminal = self.terminals.get(terminal_id)
+        if terminal is not None:
+            return terminal.snapshot().output
+        return self._released_output.get(terminal_id)
 
     async def aclose(self) -> None:
         """Kill every terminal the agent did not release."""

@@ -297,10 +297,9 @@ class AcpView:
         self._line("\n".join(shown))
 
     def _terminal(self, terminal_id: str) -> None:
-        terminal = self.client.terminals.get(terminal_id) if self.client is not None else None
-        if terminal is None:
+        text = self.client.displayed_output(terminal_id) if self.client is not None else None
+        if text is None:
             return
-        text = terminal.snapshot().output
         shown = self._terminal_shown.get(terminal_id, 0)
         if len(text) > shown:
             self._terminal_shown[terminal_id] = len(text)

@@ -197,6 +197,7 @@ class _TerminalAgent(Agent):
 
     def __init__(self) -> None:
         self.results: list[dict[str, Any]] = []
+        self.terminal_ids: list[str] = []
 
     async def prompt(self, params: s.PromptRequest) -> s.StopReason:
         block = params.prompt[0]
@@ -209,6 +210,7 @@ class _TerminalAgent(Agent):
             output_byte_limit=int(limit) if limit else None,
             env={"ACP_TEST_VAR": "from-agent"},
         )
+        self.terminal_ids.append(terminal.id)
         async with terminal:
             timeout, _, ready = timeout.partition("+")
             with anyio.fail_after(20):
@@ -248,6 +250,20 @@ async def test_terminal_output_limit_env_and_exit_code(tmp_path: Path) -> None:
     assert second["output"].output == "plain\n" and not second["output"].truncated
     client_check.assert_valid()
     agent_check.assert_valid()
+
+
+@pytest.mark.anyio
+async def test_a_released_terminal_keeps_its_output_for_display(tmp_path: Path) -> None:
+    agent = _TerminalAgent()
+    client = LocalClient()
+    with anyio.fail_after(20):
+        async with connected(agent, client) as (conn, _, _):
+            sid = (await conn.new_session(str(tmp_path))).session_id
+            await conn.prompt(sid, f"|30|{sys.executable}|-c|print('shown after release')")
+    (terminal_id,) = agent.terminal_ids
+    assert terminal_id not in client.terminals  # released: unusable for terminal/* calls
+    assert client.displayed_output(terminal_id) == "shown after release\n"
+    assert client.displayed_output("term_unknown") is None
 
 
 @pytest.mark.anyio
