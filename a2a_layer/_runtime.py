@@ -39,6 +39,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
+from jsonrpc_core._transport import Flag, Waiter
 
 from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
@@ -110,7 +111,7 @@ class _Subscriber:
         self._items: deque[_Item] = deque()
         self._closed = False  # no more items will come (the queued ones still do)
         self._gone = False  # the consumer stopped reading
-        self._wakeup: anyio.Event | None = None
+        self._wakeup: Waiter | None = None
 
     def offer(self, item: _Item) -> bool:
         """Queue ``item``; ``False`` (and the stream closed) if the consumer is gone or slow."""
@@ -138,7 +139,7 @@ class _Subscriber:
         wakeup = self._wakeup
         if wakeup is not None:
             self._wakeup = None
-            wakeup.set()
+            wakeup.wake()
 
     async def __aenter__(self) -> _Subscriber:
         return self
@@ -155,47 +156,13 @@ class _Subscriber:
         while not items:
             if self._closed or self._gone:
                 raise StopAsyncIteration
-            wakeup = self._wakeup = anyio.Event()
+            wakeup = self._wakeup = Waiter()
             try:
                 await wakeup.wait()
             finally:
                 if self._wakeup is wakeup:
                     self._wakeup = None
         return items.popleft()
-
-
-class _Flag:
-    """A one-way flag like `anyio.Event`, whose event exists only once someone waits.
-
-    Most flags of a run are set without anybody waiting on them; creating an event for
-    each would cost more than the rest of a small run's bookkeeping.
-    """
-
-    __slots__ = ("_event", "_set")
-
-    def __init__(self) -> None:
-        self._set = False
-        self._event: anyio.Event | None = None
-
-    def set(self) -> None:
-        """Set the flag and wake every waiter (idempotent)."""
-        if not self._set:
-            self._set = True
-            if self._event is not None:
-                self._event.set()
-
-    def is_set(self) -> bool:
-        """Whether `set` was called."""
-        return self._set
-
-    async def wait(self) -> None:
-        """Until the flag is set (a checkpoint when it already is)."""
-        if self._set:
-            await anyio.lowlevel.checkpoint()
-            return
-        if self._event is None:
-            self._event = anyio.Event()
-        await self._event.wait()
 
 
 class _Active:
@@ -243,9 +210,9 @@ class _Run:
         self.error: JsonRpcError | None = None
         self.replayed_task: Task | None = None
         self.listeners: list[_Subscriber] = []
-        self.first = _Flag()  # a task exists, or a reply or an error is known
-        self.settled = _Flag()  # blocking sends may return
-        self.done = _Flag()  # execute has returned and the run is finalised
+        self.first = Flag()  # a task exists, or a reply or an error is known
+        self.settled = Flag()  # blocking sends may return
+        self.done = Flag()  # execute has returned and the run is finalised
         self.cancel_scope = anyio.CancelScope()
         self.cancel_requested = False
         self.updater = TaskUpdater(self, self.task_id, self.context_id)

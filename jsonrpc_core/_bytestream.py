@@ -15,7 +15,7 @@ import anyio.abc
 
 from ._errors import InvalidRequest, TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-from ._transport import Received, _Waiter, encode_payload
+from ._transport import Received, Waiter, encode_payload
 from ._wire import InvalidMessage, Message, RequestId, StreamEnd, parse, recover_id
 
 __all__ = ["NdjsonStream"]
@@ -42,7 +42,7 @@ class _Turns:
 
     def __init__(self) -> None:
         self._taken = False
-        self._waiters: deque[_Waiter] = deque()
+        self._waiters: deque[Waiter] = deque()
 
     def take_nowait(self) -> bool:
         """Take the turn if it is free; whether it was."""
@@ -56,7 +56,7 @@ class _Turns:
         if not self._taken:
             self._taken = True
             return
-        waiter = _Waiter()
+        waiter = Waiter()
         self._waiters.append(waiter)
         try:
             await waiter.wait()

@@ -32,7 +32,7 @@ import anyio
 from ._errors import TransportError
 from ._event_store import EventStore, SharedEventStore
 from ._sse import SSEEvent, encode_event
-from ._transport import Received, _Flag, _Queue
+from ._transport import Flag, Received, _Queue
 from ._wire import ErrorResponse, Message, Notification, Request, RequestId, Response, encode
 
 __all__ = ["Outbox", "ServerChannel", "new_stream_id"]
@@ -71,12 +71,12 @@ class Outbox:
         self.streamed: set[RequestId] = set()
         self.id_map: dict[RequestId, RequestId | None] = {}
         self.responses: list[bytes] = []
-        self.done = _Flag()
-        self.first_message = _Flag()
+        self.done = Flag()
+        self.first_message = Flag()
         self.first_payload: Message | None = None
         self.first_data: bytes | None = None
         self.delivered = 0
-        self.progressed = _Flag()
+        self.progressed = Flag()
         self.failed = False
         self.on_failure: Callable[[], None] | None = None
         self._queue_send: _Queue[tuple[str | None, bytes]] | None = None

@@ -46,7 +46,7 @@ from ._errors import (
     TransportError,
 )
 from ._methods import MethodRegistry, NotificationType, RequestType
-from ._transport import MessageStream, Received, _Flag, _Queue
+from ._transport import Flag, MessageStream, Received, _Queue
 from ._wire import (
     ErrorResponse,
     InvalidMessage,
@@ -91,7 +91,7 @@ class _Pending:
     __slots__ = ("done", "error", "event", "result")
 
     def __init__(self) -> None:
-        self.event = _Flag()
+        self.event = Flag()
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None

@@ -102,7 +102,7 @@ def memory_pair(max_buffer_size: int = 32) -> tuple[MemoryMessageStream, MemoryM
     return MemoryMessageStream(a_send, a_receive), MemoryMessageStream(b_send, b_receive)
 
 
-# -- light synchronisation for the hot path (private) -----------------------------------
+# -- light synchronisation for the hot path (not exported; the layers import it here) ----
 #
 # anyio's Event and memory object streams look the backend up on every call and yield
 # to the event loop on every send and receive. The message paths below only need a
@@ -119,7 +119,7 @@ async def _yield_once() -> None:
         await anyio.lowlevel.checkpoint()
 
 
-class _Waiter:
+class Waiter:
     """One task waiting for one wake-up (a future on asyncio, an anyio Event on trio)."""
 
     __slots__ = ("_event", "_future")
@@ -158,14 +158,14 @@ class _Waiter:
             await self._event.wait()
 
 
-class _Flag:
+class Flag:
     """A one-shot event whose waiting machinery is only made when somebody waits."""
 
     __slots__ = ("_is_set", "_waiters")
 
     def __init__(self) -> None:
         self._is_set = False
-        self._waiters: list[_Waiter] | None = None
+        self._waiters: list[Waiter] | None = None
 
     def set(self) -> None:
         if self._is_set:
@@ -182,7 +182,7 @@ class _Flag:
     async def wait(self) -> None:
         if self._is_set:
             return
-        waiter = _Waiter()
+        waiter = Waiter()
         if self._waiters is None:
             self._waiters = []
         self._waiters.append(waiter)
@@ -204,8 +204,8 @@ class _Queue(Generic[_T]):
     def __init__(self, capacity: int) -> None:
         self._capacity = capacity
         self._items: deque[_T] = deque()
-        self._getters: deque[_Waiter] = deque()
-        self._putters: deque[_Waiter] = deque()
+        self._getters: deque[Waiter] = deque()
+        self._putters: deque[Waiter] = deque()
         self._closed = False
         self._receiver_closed = False
 
@@ -235,7 +235,7 @@ class _Queue(Generic[_T]):
                 return
             except anyio.WouldBlock:
                 pass
-            waiter = _Waiter()
+            waiter = Waiter()
             self._putters.append(waiter)
             try:
                 await waiter.wait()
@@ -261,7 +261,7 @@ class _Queue(Generic[_T]):
                 return self.receive_nowait()
             except anyio.WouldBlock:
                 pass
-            waiter = _Waiter()
+            waiter = Waiter()
             self._getters.append(waiter)
             try:
                 await waiter.wait()
@@ -269,7 +269,7 @@ class _Queue(Generic[_T]):
                 self._forget(self._getters, waiter)
                 raise
 
-    def _forget(self, waiters: deque[_Waiter], waiter: _Waiter) -> None:
+    def _forget(self, waiters: deque[Waiter], waiter: Waiter) -> None:
         """A waiter left (cancelled): pass on a wake-up it received but cannot use."""
         try:
             waiters.remove(waiter)

@@ -32,7 +32,7 @@ from jsonrpc_core import (
 )
 from jsonrpc_core._http_channel import Outbox, ServerChannel
 from jsonrpc_core._sse import SSEEvent, encode_event
-from jsonrpc_core._transport import Received, _Flag, _Queue
+from jsonrpc_core._transport import Flag, Received, _Queue
 from jsonrpc_core._wire import Notification
 from jsonrpc_core.testing import StreamingASGITransport
 
@@ -43,7 +43,7 @@ SLOW = RequestType[Any, Any]("slow")
 TIMEOUT = 10
 
 
-# -- _Queue and _Flag ---------------------------------------------------------------------
+# -- _Queue and Flag ---------------------------------------------------------------------
 
 
 async def test_queue_is_fifo_and_bounded() -> None:
@@ -94,7 +94,7 @@ async def test_queue_closed_receiver_breaks_senders() -> None:
 async def test_queue_send_waits_for_room() -> None:
     queue: _Queue[int] = _Queue(1)
     queue.send_nowait(1)
-    sent = _Flag()
+    sent = Flag()
 
     async def sender() -> None:
         await queue.send(2)
@@ -139,7 +139,7 @@ async def test_queue_item_survives_a_cancelled_receiver() -> None:
 
 
 async def test_flag_wakes_every_waiter_and_survives_a_cancelled_one() -> None:
-    flag = _Flag()
+    flag = Flag()
     woken: list[int] = []
 
     async def waiter(n: int) -> None:
