@@ -23,7 +23,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -31,6 +31,7 @@ import anyio
 import httpx
 
 from jsonrpc_core import ConnectionClosed, TransportError, WireTap
+from jsonrpc_core._http1 import new_async_client
 
 from ._card import resolve_card
 from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
@@ -180,7 +181,7 @@ class A2AClient:
         self.protocol_version = normalise_version(self.interface.protocol_version)
         self.tenant = self.interface.tenant
         self._owns_http = http is None
-        self.http = http or httpx.AsyncClient(
+        self.http = http or new_async_client(
             auth=auth, timeout=httpx.Timeout(timeout, read=read_timeout)
         )
         if auth is not None and not self._owns_http:
@@ -216,7 +217,7 @@ class A2AClient:
     ) -> AsyncIterator[A2AClient]:
         """Resolve the agent card at ``base_url`` and open a client on it (rule 1)."""
         owned = http is None
-        http = http or httpx.AsyncClient(
+        http = http or new_async_client(
             auth=auth, timeout=httpx.Timeout(options.get("timeout", 30.0), read=300.0)
         )
         try:
@@ -316,7 +317,7 @@ class A2AClient:
         message_id: str | None = None,
         max_reconnects: int = 5,
         reconnect_delay: float = 0.2,
-    ) -> AsyncIterator[StreamResponse]:
+    ) -> AsyncGenerator[StreamResponse, None]:
         """SendStreamingMessage as an async iterator of events (rule 2)."""
         request = self._send_request(
             content,
@@ -330,15 +331,19 @@ class A2AClient:
             message_id=message_id,
         )
         followed: str | None = None
+        events = self.transport.stream("SendStreamingMessage", request)
         try:
-            async for event in self.transport.stream("SendStreamingMessage", request):
-                followed = followed or _task_id(event)
+            async for event in events:
+                if followed is None:
+                    followed = _task_id(event)
                 yield event
                 if _closes_stream(event):
                     return
         except (TransportError, ConnectionClosed):
             if followed is None:
                 raise
+        finally:
+            await events.aclose()
         if followed is None:
             return
         async for event in self._follow(followed, max_reconnects, reconnect_delay):
@@ -346,22 +351,25 @@ class A2AClient:
 
     async def subscribe(
         self, task_id: str, *, max_reconnects: int = 5, reconnect_delay: float = 0.2
-    ) -> AsyncIterator[StreamResponse]:
+    ) -> AsyncGenerator[StreamResponse, None]:
         """SubscribeToTask as an async iterator: the task now, then its events (rule 2)."""
         request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
+        events = self.transport.stream("SubscribeToTask", request)
         try:
-            async for event in self.transport.stream("SubscribeToTask", request):
+            async for event in events:
                 yield event
                 if _closes_stream(event):
                     return
         except (TransportError, ConnectionClosed):
             pass
+        finally:
+            await events.aclose()
         async for event in self._follow(task_id, max_reconnects, reconnect_delay):
             yield event
 
     async def _follow(
         self, task_id: str, max_reconnects: int, delay: float
-    ) -> AsyncIterator[StreamResponse]:
+    ) -> AsyncGenerator[StreamResponse, None]:
         failures = 0
         while True:
             task = await self.get_task(task_id)
@@ -377,8 +385,9 @@ class A2AClient:
             failures += 1
             request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
             first = True
+            events = self.transport.stream("SubscribeToTask", request)
             try:
-                async for event in self.transport.stream("SubscribeToTask", request):
+                async for event in events:
                     if first and event.task == task:
                         first = False
                         continue  # the snapshot just yielded
@@ -391,6 +400,8 @@ class A2AClient:
                 continue  # terminal meanwhile: GetTask has the end
             except (TransportError, ConnectionClosed):
                 continue
+            finally:
+                await events.aclose()
 
     async def wait(
         self,

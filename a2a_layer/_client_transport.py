@@ -2,31 +2,35 @@
 
 Each transport turns a 1.0 method name and its params model into a call and gives back
 the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
-error as its `A2A_ERRORS` class. The JSON-RPC one is a `jsonrpc_core.Peer` over
-`StreamableHTTPTransport` (0.3 calls go through the ``_compat03`` bridge); the
-HTTP+JSON one maps calls to routes with ``_http_binding``.
+error as its `A2A_ERRORS` class. The JSON-RPC one makes each call with
+`jsonrpc_core.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task);
+with a `WireTap` it is a `jsonrpc_core.Peer` over `StreamableHTTPTransport` instead (0.3
+calls go through the ``_compat03`` bridge either way). The HTTP+JSON one maps calls to routes
+with ``_http_binding``.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
+import pydantic
 import pydantic_core
 
 from jsonrpc_core import (
     HTTPStatusError,
     JsonRpcError,
-    MessageStream,
     Peer,
+    RequestType,
     SSEDecoder,
     StreamableHTTPTransport,
     TransportError,
     WireTap,
 )
+from jsonrpc_core._http_caller import HTTPCaller
 
 from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
@@ -59,16 +63,22 @@ class ClientTransport:
         """Call ``method``; the validated 1.0 result model."""
         raise NotImplementedError
 
-    def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
-        """Call a streaming method; its events."""
+    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+        """Call a streaming method; its events (close the generator to leave early)."""
         raise NotImplementedError
 
 
 class JsonRpcClientTransport(ClientTransport):
     """JSON-RPC over HTTP, as A2A 1.0 (``A2A-Version: 1.0``) or 0.3 (``message/send``).
 
-    With ``tap``, every JSON-RPC message is recorded (as "client" and "agent", transport
-    "http"); streamed results are recorded one event per message.
+    Each call is one POST, answered with JSON or an SSE stream, read in the caller's
+    task; a streaming method yields each event as its chunk arrives. An SSE stream that
+    ends with a call still unanswered, or breaks, raises `TransportError` (after the
+    events it did carry): `A2AClient` fills the gap itself, so nothing is resumed here.
+
+    With ``tap``, the calls go through a `jsonrpc_core.Peer` over
+    `StreamableHTTPTransport` instead, and every JSON-RPC message is recorded (as
+    "client" and "agent", transport "http"); streamed results one event per message.
     """
 
     def __init__(
@@ -81,28 +91,32 @@ class JsonRpcClientTransport(ClientTransport):
         tap: WireTap | None = None,
     ) -> None:
         self.protocol_version = protocol_version
+        self.url = url
         all_headers = dict(headers or {})
         if protocol_version != "0.3":
             all_headers["A2A-Version"] = protocol_version
-        self._http = StreamableHTTPTransport(
-            url,
-            client=client,
-            headers=all_headers,
-            standalone_stream=False,
-            terminate_on_close=False,
-            max_reconnects=0,
-        )
+        self._caller = HTTPCaller(client, url, headers=all_headers, errors=A2A_ERRORS)
         self._tap = tap
+        self._http: StreamableHTTPTransport | None = None
+        if tap is not None:
+            self._http = StreamableHTTPTransport(
+                url,
+                client=client,
+                headers=all_headers,
+                standalone_stream=False,
+                terminate_on_close=False,
+                max_reconnects=0,
+            )
         self._stack = AsyncExitStack()
         self._peer: Peer | None = None
 
     async def __aenter__(self) -> JsonRpcClientTransport:
+        if self._tap is None or self._http is None:
+            return self
         await self._stack.__aenter__()
         try:
             await self._stack.enter_async_context(self._http)
-            stream: MessageStream = self._http
-            if self._tap is not None:
-                stream = self._tap.wrap(stream, local="client", remote="agent", transport="http")
+            stream = self._tap.wrap(self._http, local="client", remote="agent", transport="http")
             self._peer = await self._stack.enter_async_context(
                 Peer(stream, name="a2a-client", errors=A2A_ERRORS)
             )
@@ -112,12 +126,13 @@ class JsonRpcClientTransport(ClientTransport):
         return self
 
     async def aclose(self) -> None:
+        self._caller.close()
         self._peer = None
         await self._stack.aclose()
 
     @property
     def peer(self) -> Peer:
-        """The JSON-RPC peer (only while the transport is open)."""
+        """The JSON-RPC peer (only with a ``tap``, while the transport is open)."""
         assert self._peer is not None, "use the transport as an async context manager"
         return self._peer
 
@@ -125,27 +140,67 @@ class JsonRpcClientTransport(ClientTransport):
         try:
             if self.protocol_version == "0.3":
                 name, wire = params_to_v03(method, params)
-                return result_from_v03(method, await self.peer.request(name, wire))
-            return await self.peer.request(METHODS_V10[method], params)
+                if self._peer is not None:
+                    raw = await self._peer.request(name, wire)
+                else:
+                    raw = await self._caller.call(name, wire)
+                return result_from_v03(method, raw)
+            descriptor = METHODS_V10[method]
+            if self._peer is not None:
+                return await self._peer.request(descriptor, params)
+            return await self._caller.call(descriptor.method, params, _result_validator(descriptor))
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
         except JsonRpcError as exc:
             raise _refined(exc) from None
 
-    async def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
+    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+        if self._peer is not None:
+            return self._peer_stream(method, params)
+        if self.protocol_version == "0.3":
+            name, wire = params_to_v03(method, params)
+            return self._caller.stream(name, wire, lambda raw: result_from_v03(method, raw))
+        descriptor = METHODS_V10[method]
+        return self._caller.stream(descriptor.method, params, _result_validator(descriptor))
+
+    async def _peer_stream(
+        self, method: str, params: A2AModel
+    ) -> AsyncGenerator[StreamResponse, None]:
+        peer = self.peer
         try:
             if self.protocol_version == "0.3":
                 name, wire = params_to_v03(method, params)
                 raw: Any
-                async for raw in self.peer.request_stream(name, wire):
+                async for raw in peer.request_stream(name, wire):
                     yield result_from_v03(method, raw)
                 return
-            async for event in self.peer.request_stream(METHODS_V10[method], params):
+            async for event in peer.request_stream(METHODS_V10[method], params):
                 yield event
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
         except JsonRpcError as exc:
             raise _refined(exc) from None
+
+
+_VALIDATORS: dict[str, Callable[[Any], Any]] = {}
+
+
+def _result_validator(descriptor: RequestType[Any, Any]) -> Callable[[Any], Any]:
+    """``descriptor.validate_result``, as the result model's own validator once the
+    model is built (the models defer building, and ``validate_result`` then goes through
+    a TypeAdapter: the same checks and errors, one call more)."""
+    validate = _VALIDATORS.get(descriptor.method)
+    if validate is None:
+        validate = descriptor.validate_result
+        model = descriptor.result_type
+        if isinstance(model, type) and issubclass(model, pydantic.BaseModel):
+            if not model.__pydantic_complete__:
+                model.model_rebuild(raise_errors=False)
+            validator = model.__pydantic_validator__
+            if isinstance(validator, pydantic_core.SchemaValidator):
+                validate = validator.validate_python
+        _VALIDATORS[descriptor.method] = validate
+    return validate
 
 
 class RestClientTransport(ClientTransport):
@@ -184,7 +239,7 @@ class RestClientTransport(ClientTransport):
             raise _http_error(response.status_code, body)
         return METHODS_V10[method].validate_result(body)
 
-    async def stream(self, method: str, params: A2AModel) -> AsyncIterator[StreamResponse]:
+    async def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
         request = self._request(method, params, "text/event-stream")
         try:
             response = await self._client.send(request, stream=True)

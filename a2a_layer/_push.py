@@ -138,9 +138,9 @@ class PushDispatcher:
 
     async def run_until_cancelled(self, started: anyio.Event | None = None) -> None:
         """Deliver until cancelled."""
-        import httpx
+        from jsonrpc_core._http1 import new_async_client
 
-        client = self._client or httpx.AsyncClient(timeout=self.timeout)
+        client = self._client or new_async_client(timeout=self.timeout)
         try:
             async with anyio.create_task_group() as task_group:
                 self._client, self._task_group = client, task_group

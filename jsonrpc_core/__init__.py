@@ -38,6 +38,8 @@ if TYPE_CHECKING:
     )
     from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
     from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
+    from ._http1 import HTTP1Transport, new_async_client
+    from ._http_caller import HTTPCaller
     from ._http_client import (
         HTTPSSETransport,
         HTTPStatusError,
@@ -146,6 +148,9 @@ _LAZY: dict[str, str] = {
     "TokenVerifier": "_http_security",
     "principal_scopes": "_http_security",
     "without_credentials": "_http_security",
+    "HTTP1Transport": "_http1",
+    "HTTPCaller": "_http_caller",
+    "new_async_client": "_http1",
     "running_server": "_http_serve",
     "serve": "_http_serve",
     "HTTPServerOptions": "_http_server",
@@ -232,6 +237,8 @@ __all__ = [
     "EventStore",
     "FdReceiveStream",
     "FdSendStream",
+    "HTTP1Transport",
+    "HTTPCaller",
     "HTTPError",
     "HTTPRequest",
     "HTTPRequestInfo",
@@ -305,6 +312,7 @@ __all__ = [
     "error_from_object",
     "format_validation_error",
     "memory_pair",
+    "new_async_client",
     "parse",
     "parse_object",
     "principal_scopes",

@@ -34,6 +34,7 @@ import httpx
 from anyio.abc import TaskGroup
 
 from ._errors import JsonRpcError, TransportError
+from ._http1 import new_async_client
 from ._http_common import accepts
 from ._sse import SSEDecoder
 from ._transport import Received, _Queue, encode_payload
@@ -97,6 +98,10 @@ class _Base:
         client: httpx.AsyncClient | None,
     ) -> None:
         self.url = url
+        try:  # parsed once: httpx parses a str again per request
+            self._url: httpx.URL | str = httpx.URL(url)
+        except httpx.InvalidURL:
+            self._url = url  # each request raises it, as before
         self.headers: dict[str, str] = dict(headers or {})
         self._auth = auth
         self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
@@ -121,7 +126,7 @@ class _Base:
 
     async def _open(self) -> None:
         if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeout, auth=self._auth)
+            self._client = new_async_client(timeout=self._timeout, auth=self._auth)
             await self._client.__aenter__()
         self._task_group = anyio.create_task_group()
         await self._task_group.__aenter__()
@@ -323,7 +328,7 @@ class StreamableHTTPTransport(_Base):
         headers["content-type"] = "application/json"
         if self.message_headers is not None:
             headers.update(self.message_headers(payload))
-        request = self.client.build_request("POST", self.url, content=body, headers=headers)
+        request = self.client.build_request("POST", self._url, content=body, headers=headers)
         try:
             response = await self.client.send(request, stream=True, auth=self._auth_arg)
         except httpx.HTTPError as exc:
@@ -416,14 +421,8 @@ class StreamableHTTPTransport(_Base):
         stopped = False
         try:
             async for chunk in chunks:
-                for event in decoder.feed(chunk):
-                    if event.id is not None:
-                        if event.id in self._seen_event_ids:
-                            continue
-                        self._seen_event_ids.add(event.id)
-                    if event.event not in (None, "message") or not event.data:
-                        continue
-                    payload = parse(event.data)
+                for data in decoder.feed_messages(chunk, self._seen_event_ids):
+                    payload = parse(data)
                     for message in payload if isinstance(payload, list) else [payload]:
                         if isinstance(message, (Response, ErrorResponse)):
                             unanswered.discard(message.id)
@@ -509,7 +508,7 @@ class StreamableHTTPTransport(_Base):
     async def _resume(self, last_event_id: str) -> httpx.Response:
         headers = self._headers("text/event-stream")
         headers["last-event-id"] = last_event_id
-        request = self.client.build_request("GET", self.url, headers=headers)
+        request = self.client.build_request("GET", self._url, headers=headers)
         try:
             response = await self.client.send(request, stream=True, auth=self._auth_arg)
         except httpx.HTTPError as exc:
@@ -536,7 +535,7 @@ class StreamableHTTPTransport(_Base):
             headers = self._headers("text/event-stream")
             if decoder.last_event_id:
                 headers["last-event-id"] = decoder.last_event_id
-            request = self.client.build_request("GET", self.url, headers=headers)
+            request = self.client.build_request("GET", self._url, headers=headers)
             try:
                 response = await self.client.send(request, stream=True, auth=self._auth_arg)
             except httpx.HTTPError:
@@ -593,7 +592,7 @@ class HTTPSSETransport(_Base):
         await self._open()
         try:
             request = self.client.build_request(
-                "GET", self.url, headers=self._request_headers("text/event-stream")
+                "GET", self._url, headers=self._request_headers("text/event-stream")
             )
             try:
                 response = await self.client.send(request, stream=True, auth=self._auth_arg)

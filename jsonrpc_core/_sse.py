@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "DEFAULT_MAX_EVENT_SIZE",
@@ -34,7 +35,6 @@ DEFAULT_MAX_EVENT_SIZE = 16 * 1024 * 1024
 """Default upper bound, in bytes, for one pending line or one event's data."""
 
 _BOM = b"\xef\xbb\xbf"
-_LINE_END = re.compile(rb"\r\n?|\n")
 _TEXT_LINE_SPLIT = re.compile(r"\r\n|\r|\n")
 
 
@@ -102,9 +102,10 @@ def encode_comment(text: str = "") -> bytes:
 class SSEDecoder:
     """Incremental ``text/event-stream`` parser.
 
-    Feed raw bytes as they arrive with :meth:`feed`; chunk boundaries may fall
-    anywhere, including inside a multi-byte UTF-8 sequence or between the CR
-    and LF of a line ending.
+    Feed raw bytes as they arrive with :meth:`feed` (or :meth:`feed_messages` when
+    only the data of message events matters); chunk boundaries may fall anywhere,
+    including inside a multi-byte UTF-8 sequence or between the CR and LF of a line
+    ending.
 
     Attributes:
         last_event_id: The event source's "last event ID": ``None`` until an
@@ -121,15 +122,23 @@ class SSEDecoder:
             for the accumulated data of one event.
     """
 
+    # A received chunk is decoded whole: line endings are normalised to LF, the
+    # complete blocks (ended by a blank line) are cut out with one split, and a
+    # block that is a single ``data:`` line (the usual event) is dispatched without
+    # going through the per-line state.  Invariant between calls: ``_pending`` holds
+    # one unterminated line (no LF); ``_partial`` tells whether lines of the block it
+    # belongs to were already applied to the ``_block_*``/``_data`` state.
     __slots__ = (
-        "_at_stream_start",
         "_block_event",
         "_block_id",
         "_block_retry",
-        "_buf",
         "_data",
         "_data_size",
+        "_head",
         "_id_buffer",
+        "_partial",
+        "_pending",
+        "_pending_size",
         "_skip_lf",
         "comments_seen",
         "ended_with_retry",
@@ -153,9 +162,12 @@ class SSEDecoder:
         self._reset_stream()
 
     def _reset_stream(self) -> None:
-        self._buf = bytearray()
-        self._at_stream_start = True
+        # The stream's first bytes while a leading BOM is not ruled out, else None.
+        self._head: bytes | None = b""
         self._skip_lf = False
+        self._pending: list[bytes] = []
+        self._pending_size = 0
+        self._partial = False
         self._reset_block()
 
     def _reset_block(self) -> None:
@@ -173,46 +185,26 @@ class SSEDecoder:
                 ``max_event_size``.  The decoder state is then unspecified and
                 the stream should be abandoned.
         """
-        data = bytes(chunk)
-        if self._at_stream_start:
-            # The BOM may itself arrive split across chunks, so hold back a
-            # prefix of it until it is known whether the stream starts with it.
-            head = bytes(self._buf) + data
-            if len(head) < len(_BOM) and _BOM.startswith(head):
-                self._buf = bytearray(head)
-                return []
-            self._at_stream_start = False
-            self._buf = bytearray()
-            data = head[len(_BOM) :] if head.startswith(_BOM) else head
-        if self._skip_lf and data:
-            self._skip_lf = False
-            if data[0] == 0x0A:
-                data = data[1:]
-        if not data:
-            return []
+        out: list[Any] = []
+        self._decode(chunk, out, True, None)
+        return out
 
-        buf = self._buf
-        # buf never holds a CR or LF between calls, so only new bytes are scanned.
-        scan_from = len(buf)
-        buf += data
-        lines: list[bytes] = []
-        start = 0
-        for match in _LINE_END.finditer(buf, scan_from):
-            lines.append(bytes(buf[start : match.start()]))
-            start = match.end()
-        if lines and buf[start - 1] == 0x0D and start == len(buf):
-            # A CR ending the chunk may be the first half of CR LF.
-            self._skip_lf = True
-        del buf[:start]
-        if len(buf) > self.max_event_size:
-            raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
+    def feed_messages(self, chunk: bytes, seen_ids: set[str] | None = None) -> list[str]:
+        """Consume ``chunk`` and return the data of the message events it completed.
 
-        events: list[SSEEvent] = []
-        for line in lines:
-            event = self._process_line(line)
-            if event is not None:
-                events.append(event)
-        return events
+        Message events are those without an ``event`` field or with
+        ``event: message`` (what an ``EventSource`` hands to ``onmessage``).  Other
+        events are dropped; the attributes are updated exactly as by :meth:`feed`,
+        which this matches but for building no `SSEEvent`.  With ``seen_ids``, an
+        event whose id is in that set is skipped, and the id of every other event
+        is added to it (to skip events replayed after a reconnection).
+
+        Raises:
+            SSEError: As :meth:`feed`.
+        """
+        out: list[Any] = []
+        self._decode(chunk, out, False, seen_ids)
+        return out
 
     def close(self) -> list[SSEEvent]:
         """Signal end of stream and return the final events (always none).
@@ -224,15 +216,104 @@ class SSEDecoder:
         self._reset_stream()
         return []
 
-    def _process_line(self, raw: bytes) -> SSEEvent | None:
+    def _decode(self, chunk: bytes, out: list[Any], full: bool, seen: set[str] | None) -> None:
+        if type(chunk) is not bytes:
+            chunk = bytes(chunk)
+        if self._head is not None:
+            # The BOM may itself arrive split across chunks, so hold back a
+            # prefix of it until it is known whether the stream starts with it.
+            head = self._head + chunk
+            if len(head) < len(_BOM) and _BOM.startswith(head):
+                self._head = head
+                return
+            self._head = None
+            chunk = head[len(_BOM) :] if head.startswith(_BOM) else head
+        if self._skip_lf and chunk:
+            self._skip_lf = False
+            if chunk[0] == 0x0A:
+                chunk = chunk[1:]
+        if not chunk:
+            return
+        if b"\r" in chunk:
+            # A CR ending the chunk may be the first half of a CR LF.
+            self._skip_lf = chunk[-1] == 0x0D
+            chunk = chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+        pending = self._pending
+        if pending:
+            if b"\n" not in chunk:
+                pending.append(chunk)  # the pending line goes on
+                self._pending_size += len(chunk)
+                if self._pending_size > self.max_event_size:
+                    raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
+                return
+            pending.append(chunk)
+            chunk = b"".join(pending)
+            pending.clear()
+            self._pending_size = 0
+        if self._partial:
+            # Finish the block whose first lines were applied already.
+            if chunk[0] == 0x0A:
+                rest = 1
+                lines = []
+            else:
+                end = chunk.find(b"\n\n")
+                if end < 0:
+                    self._tail(chunk, out, full, seen)
+                    return
+                rest = end + 2
+                lines = chunk[:end].split(b"\n")
+            for line in lines:
+                self._line(line, out, full, seen)
+            self._dispatch(out, full, seen)
+            self._partial = False
+            chunk = chunk[rest:]
+        blocks = chunk.split(b"\n\n")
+        tail = blocks.pop()
+        for block in blocks:
+            if block[:5] == b"data:" and b"\n" not in block:
+                # One data line: the whole event.
+                if len(block) >= self.max_event_size:  # its data counts one byte more (the LF)
+                    max_size = self.max_event_size
+                    what = "line" if len(block) > max_size else "event data"
+                    raise SSEError(f"SSE {what} exceeds max_event_size ({max_size} bytes)")
+                self.last_event_id = self._id_buffer
+                self.ended_with_retry = False
+                data = block[6:] if block[5:6] == b" " else block[5:]
+                if data:
+                    text = data.decode("utf-8", "replace")
+                    out.append(SSEEvent(text) if full else text)
+            else:
+                for line in block.split(b"\n"):
+                    self._line(line, out, full, seen)
+                self._dispatch(out, full, seen)
+        if tail:
+            self._tail(tail, out, full, seen)
+
+    def _tail(self, tail: bytes, out: list[Any], full: bool, seen: set[str] | None) -> None:
+        """Apply the complete lines of ``tail`` (which holds no blank line but perhaps
+        a leading one) and keep its last, unterminated line pending."""
+        lines = tail.split(b"\n")
+        last = lines.pop()
+        if lines:
+            for line in lines:
+                self._line(line, out, full, seen)
+            self._partial = bool(lines[-1])
+        if last:
+            if len(last) > self.max_event_size:
+                raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
+            self._pending.append(last)
+            self._pending_size = len(last)
+
+    def _line(self, raw: bytes, out: list[Any], full: bool, seen: set[str] | None) -> None:
         if not raw:
-            return self._dispatch()
+            self._dispatch(out, full, seen)
+            return
         if len(raw) > self.max_event_size:
             raise SSEError(f"SSE line exceeds max_event_size ({self.max_event_size} bytes)")
         line = raw.decode("utf-8", errors="replace")
         if line[0] == ":":
             self.comments_seen += 1
-            return None
+            return
         name, colon, value = line.partition(":")
         if colon and value.startswith(" "):
             value = value[1:]
@@ -254,24 +335,25 @@ class SSEDecoder:
                 try:
                     retry = int(value)
                 except ValueError:  # more digits than int() accepts
-                    return None
+                    return
                 self.retry = retry
                 self._block_retry = retry
-        return None
 
-    def _dispatch(self) -> SSEEvent | None:
+    def _dispatch(self, out: list[Any], full: bool, seen: set[str] | None) -> None:
         self.last_event_id = self._id_buffer
         self.ended_with_retry = self._block_retry is not None and not self._data
-        event: SSEEvent | None = None
         # Joining with LF equals WHATWG's "append value and LF, then strip one
         # trailing LF".
         data = "\n".join(self._data)
         if data:
-            event = SSEEvent(
-                data=data,
-                event=self._block_event,
-                id=self._block_id,
-                retry=self._block_retry,
-            )
+            event_id = self._block_id
+            if full:
+                out.append(SSEEvent(data, self._block_event, event_id, self._block_retry))
+            elif seen is not None and event_id is not None and event_id in seen:
+                pass
+            else:
+                if seen is not None and event_id is not None:
+                    seen.add(event_id)
+                if self._block_event in (None, "message"):
+                    out.append(data)
         self._reset_block()
-        return event

@@ -222,9 +222,10 @@ async def open_client(url: str, trace: Trace, *, timeout: float) -> AsyncIterato
     import httpx
 
     from a2a_layer import CARD_PATH, A2AClient, CardNotFound, resolve_card
+    from jsonrpc_core._http1 import new_async_client
 
     base, card_path = _card_location(url)
-    async with httpx.AsyncClient(timeout=httpx.Timeout(timeout, read=300.0)) as http:
+    async with new_async_client(timeout=httpx.Timeout(timeout, read=300.0)) as http:
         trace.record("client", "agent", {"http": f"GET {card_path or CARD_PATH}"})
         try:
             card = await resolve_card(http, base, path=card_path)

@@ -242,16 +242,15 @@ def _wire(model: Any) -> Any:
 async def a2a_flow(ctx: DemoContext) -> str:
     """The research agent finds the coding agent by its card and follows two tasks: by
     polling (with webhook push) and by SSE."""
-    import httpx
-
     from a2a_layer import CARD_PATH, A2AClient, PushReceiver, resolve_card
     from a2a_layer.types import Task, TaskPushNotificationConfig, TaskState
     from jsonrpc_core import running_server
+    from jsonrpc_core._http1 import new_async_client
 
     research = _load("research_agent", _example("a2a", "research_agent.py"))
     ctx.say("research agent (examples/a2a/research_agent.py, in this process) starts:")
     ctx.say("  coding_agent.py --port 0")
-    async with coding_agent_process() as url, httpx.AsyncClient(timeout=STEP_TIMEOUT) as http:
+    async with coding_agent_process() as url, new_async_client(timeout=STEP_TIMEOUT) as http:
         ctx.trace.record("client", "agent", {"http": f"GET {CARD_PATH}"})
         card = await resolve_card(http, url)
         ctx.trace.record("agent", "client", {"http": "200 OK", "status": 200, "body": _wire(card)})

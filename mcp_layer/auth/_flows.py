@@ -38,6 +38,8 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import anyio
 import httpx
 
+from jsonrpc_core._http1 import new_async_client
+
 from ._challenge import Challenge, bearer_challenge
 from ._discovery import AuthorizationServerChooser, Discovery, discover
 from ._endpoints import SigningKey, choose_auth_method, register_client, request_token
@@ -163,7 +165,7 @@ class _OAuthFlow(httpx.Auth):
         if self.http_client is not None:
             yield self.http_client
             return
-        async with httpx.AsyncClient(timeout=self.timeout) as client:
+        async with new_async_client(timeout=self.timeout) as client:
             yield client
 
     # -- tokens --------------------------------------------------------------------

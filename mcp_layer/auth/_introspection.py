@@ -9,6 +9,8 @@ from typing import Any
 
 import httpx
 
+from jsonrpc_core._http1 import new_async_client
+
 from ._endpoints import basic_credentials
 from ._token import AccessToken, audience_matches, scopes_of_claims
 from ._urls import NO_AUTH, check_secure
@@ -83,7 +85,7 @@ class IntrospectionVerifier:
         if self.http_client is not None:
             response = await self._post(self.http_client, form, headers)
         else:
-            async with httpx.AsyncClient(timeout=self.timeout) as http:
+            async with new_async_client(timeout=self.timeout) as http:
                 response = await self._post(http, form, headers)
         if response.status_code != 200:
             logger.warning("introspection answered HTTP %d", response.status_code)

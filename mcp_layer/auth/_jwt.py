@@ -24,6 +24,8 @@ from typing import Any
 import anyio
 import httpx
 
+from jsonrpc_core._http1 import new_async_client
+
 from ._crypto import require_pyjwt
 from ._discovery import fetch_authorization_server_metadata
 from ._token import AccessToken, audience_matches, scopes_of_claims
@@ -118,7 +120,7 @@ class JWKSCache:
     async def _fetch(self) -> list[_Key]:
         if self.http_client is not None:
             return await self._fetch_with(self.http_client)
-        async with httpx.AsyncClient(timeout=self.timeout) as http:
+        async with new_async_client(timeout=self.timeout) as http:
             return await self._fetch_with(http)
 
     async def _fetch_with(self, http: httpx.AsyncClient) -> list[_Key]:

@@ -1,0 +1,98 @@
+"""A lean HTTP/1.1 client for httpx: rpcweave's default when it makes the client.
+
+httpx stays the API (auth, timeouts, event hooks, cookies, env proxies); `HTTP1Transport`
+replaces httpcore + h11 under it with a keep-alive pool whose responses are parsed by
+httptools (llhttp). The parts: `_http1_parse` (framing), `_http1_conn` (the asyncio and
+anyio connections), `_http1_pool` (the pool and the exchange); this module makes the
+client.
+
+Rules:
+
+1. `new_async_client` behaves as `httpx.AsyncClient` with the same arguments, on
+   `HTTP1Transport` unless a transport, a proxy or HTTP/2 is asked for; the proxies named
+   by the environment are mounted ahead of it as httpx does for its own transport.
+2. Its cookie jar skips the (costly) cookie extraction of a response without a
+   ``Set-Cookie`` or ``Set-Cookie2`` header: there is nothing to extract from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from ._http1_parse import MAX_HEAD
+from ._http1_pool import DEFAULT_LIMITS, HTTP1Transport
+
+__all__ = ["MAX_HEAD", "HTTP1Transport", "new_async_client"]
+
+
+def new_async_client(
+    *, timeout: httpx.Timeout | float = 30.0, auth: httpx.Auth | None = None, **kwargs: Any
+) -> httpx.AsyncClient:
+    """An `httpx.AsyncClient` for rpcweave's own requests, on `HTTP1Transport`.
+
+    Keyword arguments are `httpx.AsyncClient`'s. ``verify``, ``cert``, ``limits`` and
+    ``trust_env`` configure the transport too; the proxies named by the environment
+    (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are mounted ahead of it,
+    as httpx does for its own default transport. With ``transport``, ``proxy`` or
+    ``http2=True`` the transport is httpx's own choice.
+    """
+    if "transport" in kwargs or "proxy" in kwargs or kwargs.get("http2"):
+        return _Client(timeout=timeout, auth=auth, **kwargs)
+    verify = kwargs.get("verify", True)
+    cert = kwargs.get("cert")
+    limits = kwargs.get("limits", DEFAULT_LIMITS)
+    trust_env = kwargs.get("trust_env", True)
+    transport = HTTP1Transport(verify=verify, cert=cert, trust_env=trust_env, limits=limits)
+    if trust_env:
+        mounts = _environment_proxy_mounts(verify, cert, limits)
+        if mounts:
+            mounts.update(kwargs.pop("mounts", None) or {})
+            kwargs["mounts"] = mounts
+    return _Client(timeout=timeout, auth=auth, transport=transport, **kwargs)
+
+
+class _Cookies(httpx.Cookies):
+    """httpx's cookie jar, without the extraction pass over a response that sets none."""
+
+    def extract_cookies(self, response: httpx.Response) -> None:
+        for name, _ in response.headers.raw:
+            if name.lower().startswith(b"set-cookie"):
+                super().extract_cookies(response)
+                return
+
+
+class _Client(httpx.AsyncClient):
+    """`httpx.AsyncClient` whose cookie jar is a `_Cookies`."""
+
+    def __init__(self, *, cookies: Any = None, **kwargs: Any) -> None:
+        super().__init__(cookies=cookies, **kwargs)
+        self._cookies = _Cookies(cookies)
+
+    @property
+    def cookies(self) -> httpx.Cookies:
+        """Cookie values to include when sending requests (httpx's property)."""
+        return self._cookies
+
+    @cookies.setter
+    def cookies(self, cookies: Any) -> None:
+        self._cookies = _Cookies(cookies)
+
+
+def _environment_proxy_mounts(
+    verify: Any, cert: Any, limits: httpx.Limits
+) -> dict[str, httpx.AsyncBaseTransport | None]:
+    try:
+        from httpx._utils import get_environment_proxies
+    except ImportError:  # pragma: no cover - httpx moved it: no env proxies then
+        return {}
+
+    mounts: dict[str, httpx.AsyncBaseTransport | None] = {}
+    for pattern, proxy in get_environment_proxies().items():
+        mounts[pattern] = (
+            None
+            if proxy is None
+            else httpx.AsyncHTTPTransport(verify=verify, cert=cert, limits=limits, proxy=proxy)
+        )
+    return mounts

@@ -1,0 +1,173 @@
+"""The connections of `HTTP1Transport`: what the pool needs of one, and the anyio one.
+
+A connection on asyncio is `_http1_asyncio`'s, fed by the event loop; on other anyio
+backends (trio) it wraps an anyio byte stream that is read only when its task waits.
+
+Rules:
+
+1. At most one request is in flight on a connection; its ``reader`` is set for that
+   exchange and is None while the connection is idle in the pool.
+2. A failure is recorded in ``error`` (an httpx exception) and marks the connection
+   ``closed``; ``wait`` then returns and the caller raises it. Bytes arriving on an idle
+   connection, or its end, make it unusable (`Conn.usable` is then false).
+3. ``write`` and ``wait`` raise httpx's timeout errors; a cancelled ``write`` or ``wait``
+   leaves the connection in an unknown state, so the caller must close it.
+"""
+
+from __future__ import annotations
+
+import select
+import socket
+import ssl
+import sys
+
+import anyio
+import anyio.abc
+import httpx
+
+from ._http1_parse import ResponseReader
+
+__all__ = ["Conn", "Key", "on_asyncio", "open_stream_conn"]
+
+Key = tuple[str, str, int]
+"""A connection's origin: scheme, host, port."""
+
+_READ_SIZE = 65536
+
+
+def on_asyncio() -> bool:
+    """Whether the running task is asyncio's (trio, the other anyio backend, sets sniffio)."""
+    sniffio = sys.modules.get("sniffio")
+    if sniffio is None:
+        return True
+    try:
+        return bool(sniffio.current_async_library() == "asyncio")
+    except sniffio.AsyncLibraryNotFoundError:
+        return True
+
+
+class Conn:
+    """What the pool and the response streams need from a connection."""
+
+    key: Key
+    reader: ResponseReader | None
+    error: Exception | None
+    closed: bool
+    uses: int
+    idle_since: float
+
+    def usable(self) -> bool:
+        """Open, with nothing received since its last response, on the running loop."""
+        raise NotImplementedError
+
+    async def write(self, data: bytes, timeout: float | None) -> None:
+        """Send ``data`` (`httpx.WriteError`, `httpx.WriteTimeout`)."""
+        raise NotImplementedError
+
+    async def wait(self, timeout: float | None) -> None:
+        """Make progress on the response (or raise `httpx.ReadTimeout`)."""
+        raise NotImplementedError
+
+    def consumed(self) -> None:
+        """The caller took the buffered body bytes."""
+
+    async def aclose(self) -> None:
+        """Close at once, without waiting for the peer."""
+        raise NotImplementedError
+
+
+async def open_stream_conn(key: Key, context: ssl.SSLContext | None, timeout: float | None) -> Conn:
+    """A new anyio connection to ``key`` (`httpx.ConnectError`, `httpx.ConnectTimeout`)."""
+    _, host, port = key
+    try:
+        with anyio.fail_after(timeout):
+            stream: anyio.abc.ByteStream
+            if context is None:
+                stream = await anyio.connect_tcp(host, port)
+            else:
+                stream = await anyio.connect_tcp(
+                    host,
+                    port,
+                    ssl_context=context,
+                    tls_hostname=host,
+                    tls_standard_compatible=False,
+                )
+    except TimeoutError:
+        raise httpx.ConnectTimeout(f"timed out connecting to {host}:{port}") from None
+    except (OSError, anyio.BrokenResourceError) as exc:
+        raise httpx.ConnectError(str(exc) or repr(exc)) from None
+    return _StreamConn(stream, key)
+
+
+def _readable(sock: socket.socket) -> bool:
+    if hasattr(select, "poll"):  # select.select fails on descriptors above FD_SETSIZE
+        poller = select.poll()
+        poller.register(sock, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([sock], [], [], 0)
+    return bool(readable)
+
+
+class _StreamConn(Conn):
+    """A connection on any anyio backend: bytes are read when the caller waits for them."""
+
+    def __init__(self, stream: anyio.abc.ByteStream, key: Key) -> None:
+        self.stream = stream
+        self.key = key
+        self.reader = None
+        self.error = None
+        self.uses = 0
+        self.idle_since = 0.0
+        self.closed = False
+
+    def usable(self) -> bool:
+        if self.closed or on_asyncio():
+            return False
+        try:
+            sock = self.stream.extra(anyio.abc.SocketAttribute.raw_socket)
+            return not _readable(sock)  # its end, or bytes nobody asked for
+        except (OSError, ValueError, anyio.TypedAttributeLookupError):
+            return False
+
+    async def write(self, data: bytes, timeout: float | None) -> None:
+        if self.closed:
+            raise httpx.WriteError("the connection was closed")
+        try:
+            with anyio.fail_after(timeout):
+                await self.stream.send(data)
+        except TimeoutError:
+            raise httpx.WriteTimeout("timed out sending the request") from None
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            raise httpx.WriteError(str(exc) or repr(exc)) from None
+
+    async def wait(self, timeout: float | None) -> None:
+        reader = self.reader
+        assert reader is not None
+        try:
+            with anyio.fail_after(timeout):
+                data = await self.stream.receive(_READ_SIZE)
+        except TimeoutError:
+            raise httpx.ReadTimeout("timed out waiting for the response") from None
+        except anyio.EndOfStream:
+            self.closed = True
+            try:
+                reader.eof()
+            except httpx.RemoteProtocolError as exc:
+                self.error = exc
+            return
+        except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
+            self.closed = True
+            self.error = httpx.ReadError(str(exc) or repr(exc))
+            return
+        try:
+            reader.feed(data)
+        except httpx.RemoteProtocolError as exc:
+            self.closed = True
+            self.error = exc
+
+    async def aclose(self) -> None:
+        self.closed = True
+        try:
+            await anyio.aclose_forcefully(self.stream)
+        except Exception:  # a stream of another event loop, left in the pool
+            pass

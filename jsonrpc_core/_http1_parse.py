@@ -1,0 +1,202 @@
+"""HTTP/1.1 framing for `HTTP1Transport`: the request head out, the response in (httptools).
+
+Rules:
+
+1. `ResponseReader` parses one response, skipping interim 1xx ones. It is ``done`` once
+   the final response is complete (or at its head, for ``HEAD``, 101, 204 and 304); a
+   body read until close ends only at `ResponseReader.eof`.
+2. Its ``keep_alive`` is true only if the server allows keep-alive and nothing followed
+   the response: a byte after it, or a parse error after it, makes the connection
+   unusable for another request.
+3. A malformed response, a head larger than `MAX_HEAD` and a close before the response
+   is complete raise `httpx.RemoteProtocolError`. Trailers are parsed and dropped.
+4. `request_head` refuses a CR or LF inside the request line or a header.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import AsyncIterable, Awaitable, Callable
+from typing import Any
+
+import httpx
+from httptools import HttpParserError, HttpParserUpgrade, HttpResponseParser
+
+__all__ = ["MAX_HEAD", "ResponseReader", "request_head", "send_body_stream"]
+
+MAX_HEAD = 64 * 1024
+"""The largest response head (status line and headers) accepted, in bytes."""
+
+
+class ResponseReader:
+    """One response being parsed (after any interim 1xx ones), as bytes arrive."""
+
+    __slots__ = (
+        "body",
+        "buffered",
+        "done",
+        "fed",
+        "got",
+        "head_done",
+        "headers",
+        "interim",
+        "keep_alive",
+        "no_body",
+        "parser",
+        "reason",
+        "status",
+    )
+
+    def __init__(self, no_body: bool) -> None:
+        self.parser = HttpResponseParser(self)
+        self.no_body = no_body
+        self.status = 0
+        self.reason = b""
+        self.headers: list[tuple[bytes, bytes]] = []
+        self.head_done = False
+        self.interim = False
+        self.done = False
+        self.keep_alive = False
+        self.body: deque[bytes] = deque()
+        self.buffered = 0
+        self.fed = 0
+        self.got = False  # any byte of a response arrived
+
+    # httptools callbacks
+
+    def on_message_begin(self) -> None:
+        if self.done:  # a second response nobody asked for
+            self.keep_alive = False
+
+    def on_status(self, reason: bytes) -> None:
+        self.reason += reason
+
+    def on_header(self, name: bytes, value: bytes) -> None:
+        if not self.head_done:
+            self.headers.append((name, value))
+
+    def on_headers_complete(self) -> None:
+        if self.done:
+            return
+        status = self.parser.get_status_code()
+        if 100 <= status < 200 and status != 101:
+            self.interim = True
+            self.headers = []
+            self.reason = b""
+            return
+        self.status = status
+        self.head_done = True
+        self.keep_alive = status != 101 and self.parser.should_keep_alive()
+        if self.no_body or status == 101:
+            self.done = True
+
+    def on_body(self, data: bytes) -> None:
+        if self.done:
+            self.keep_alive = False
+            return
+        self.body.append(data)
+        self.buffered += len(data)
+
+    def on_message_complete(self) -> None:
+        if self.interim:
+            self.interim = False
+        else:
+            self.done = True
+
+    # driven by the connection
+
+    def feed(self, data: bytes) -> None:
+        """Parse ``data``; raises `httpx.RemoteProtocolError` on a malformed response."""
+        self.got = True
+        try:
+            self.parser.feed_data(data)
+        except HttpParserUpgrade:
+            self.keep_alive = False
+        except HttpParserError as exc:
+            if not self.done:
+                raise httpx.RemoteProtocolError(f"malformed HTTP response: {exc}") from None
+            self.keep_alive = False
+        if not self.head_done:
+            self.fed += len(data)
+            if self.fed > MAX_HEAD:
+                raise httpx.RemoteProtocolError(f"response head larger than {MAX_HEAD} bytes")
+
+    def eof(self) -> None:
+        """The server closed the connection: the end of a read-until-close body, else an error."""
+        if self.done:
+            return
+        if self.head_done and self._until_close():
+            self.done = True
+            self.keep_alive = False
+            return
+        if not self.got:
+            raise httpx.RemoteProtocolError("server closed the connection without a response")
+        raise httpx.RemoteProtocolError("server closed the connection mid-response")
+
+    def _until_close(self) -> bool:
+        length = False
+        for name, value in self.headers:
+            lower = name.lower()
+            if lower == b"transfer-encoding":
+                return not value.lower().rstrip().endswith(b"chunked")
+            if lower == b"content-length":
+                length = True
+        return not length
+
+    def take(self) -> bytes:
+        """The body bytes received and not yet taken."""
+        body = self.body
+        chunk = body.popleft() if len(body) == 1 else b"".join(body)
+        body.clear()
+        self.buffered = 0
+        return chunk
+
+    def http_version(self) -> bytes:
+        """The response's HTTP version, as httpx's ``http_version`` extension spells it."""
+        version = self.parser.get_http_version()
+        return b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode()
+
+
+def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool]:
+    """The request line and headers as sent, and whether the body goes chunked.
+
+    A streamed body without ``Content-Length`` or ``Transfer-Encoding`` goes chunked.
+    """
+    raw = request.headers.raw
+    lines = [request.method.encode("ascii") + b" " + request.url.raw_path + b" HTTP/1.1"]
+    lines += [name + b": " + value for name, value in raw]
+    chunked = False
+    if streaming:
+        framed = False
+        for name, value in raw:
+            lower = name.lower()
+            if lower == b"transfer-encoding":
+                framed = True
+                chunked = value.lower().rstrip().endswith(b"chunked")
+            elif lower == b"content-length":
+                framed = True
+        if not framed:
+            lines.append(b"Transfer-Encoding: chunked")
+            chunked = True
+    lines += (b"", b"")
+    head = b"\r\n".join(lines)
+    breaks = len(lines) - 1
+    if head.count(b"\n") != breaks or head.count(b"\r") != breaks:
+        raise httpx.LocalProtocolError("CR or LF in the request line or a header")
+    return head, chunked
+
+
+async def send_body_stream(
+    write: Callable[[bytes, float | None], Awaitable[None]],
+    stream: Any,
+    chunked: bool,
+    timeout: float | None,
+) -> None:
+    """Send a streamed request body with ``write``, in chunked framing if ``chunked``."""
+    assert isinstance(stream, AsyncIterable), "an httpx.AsyncClient request has an async body"
+    async for chunk in stream:
+        if not chunk:
+            continue
+        await write(b"%x\r\n%b\r\n" % (len(chunk), chunk) if chunked else chunk, timeout)
+    if chunked:
+        await write(b"0\r\n\r\n", timeout)

@@ -1,0 +1,301 @@
+"""Sessionless JSON-RPC over HTTP: one POST per call, its answer read in the caller's task.
+
+`HTTPCaller` is the lean client for servers that keep no session (A2A's JSON-RPC
+binding, a sessionless MCP server): each call POSTs one request and reads the answer,
+``application/json`` or a ``text/event-stream``, in the task that awaits it, with no
+background reader, queue or request table. A streamed answer is decoded a received
+chunk at a time (`SSEDecoder.feed_messages`), and a streaming call yields each result
+as its chunk arrives. Nothing is resumed: an SSE answer that ends or breaks with the
+call unanswered raises `TransportError`. Use `StreamableHTTPTransport` for sessions,
+server-initiated messages, resumption or a `WireTap`.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import Any
+
+import anyio
+import httpx
+import pydantic
+import pydantic_core
+
+from ._errors import (
+    STANDARD_ERRORS,
+    ConnectionClosed,
+    ErrorTable,
+    JsonRpcError,
+    ResultValidationError,
+    TransportError,
+)
+from ._http_client import HTTPStatusError
+from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
+from ._wire import ErrorResponse, InvalidMessage, Request, RequestId, Response, encode, parse
+
+__all__ = ["HTTPCaller"]
+
+logger = logging.getLogger("jsonrpc_core.http.caller")
+
+_ACCEPT_BOTH = "application/json, text/event-stream"
+_NOT_PLAIN: Any = object()
+
+
+class HTTPCaller:
+    """JSON-RPC calls to ``url``, each one POST answered with JSON or SSE.
+
+    ``headers`` go on every POST (with the JSON-RPC ``accept`` and ``content-type``);
+    received errors are built with ``errors`` (a layer's `ErrorTable`). Calls may run
+    concurrently; ids are unique per caller. The caller does not own ``client``.
+
+    Errors raised: the server's `JsonRpcError` (``received`` set when it answered a
+    call), `HTTPStatusError` for an HTTP error status whose body is not the call's
+    JSON-RPC error, `TransportError` when the server cannot be reached or answers
+    without the response, `ConnectionClosed` after `close`, and `SSEError` for an
+    event stream over the limits of `SSEDecoder`.
+    """
+
+    def __init__(
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        errors: ErrorTable = STANDARD_ERRORS,
+        max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+    ) -> None:
+        self.url = url
+        self.errors = errors
+        self.max_event_size = max_event_size
+        self.closed = False
+        self._client = client
+        # Parsed once: httpx re-parses a str URL and re-normalises a dict of headers
+        # on every request.
+        self._url = httpx.URL(url)
+        self._headers = httpx.Headers(
+            {**dict(headers or {}), "accept": _ACCEPT_BOTH, "content-type": "application/json"}
+        )
+        self._next_id = 1
+
+    def close(self) -> None:
+        """Refuse further calls (with `ConnectionClosed`); calls under way go on."""
+        self.closed = True
+
+    async def call(
+        self, method: str, params: Any = None, validate: Callable[[Any], Any] | None = None
+    ) -> Any:
+        """Call ``method``; its result, through ``validate`` when given.
+
+        ``validate`` takes the result as parsed JSON and raises
+        `pydantic.ValidationError` when it does not fit (then `ResultValidationError`
+        is raised), e.g. a result model's ``validate_python``.
+        """
+        request_id, response = await self._post(method, params)
+        answer: Response | ErrorResponse | None = None
+        try:
+            if not self._is_sse(response):
+                body = await self._body(response)
+                result = _plain_result(body, request_id)
+                if result is not _NOT_PLAIN:
+                    answer = Response(request_id, result)
+                else:
+                    answer = _answer_in(parse(body), request_id)
+                if answer is None:
+                    raise TransportError(f"{self.url} answered {method} without its response")
+            else:
+                decoder = SSEDecoder(max_event_size=self.max_event_size)
+                seen: set[str] = set()
+                try:
+                    async for chunk in response.aiter_bytes():
+                        for data in decoder.feed_messages(chunk, seen):
+                            result = _plain_result(data, request_id)
+                            if result is not _NOT_PLAIN:
+                                answer = Response(request_id, result)
+                                break
+                            answer = _answer_in(parse(data), request_id)
+                            if answer is not None:
+                                break
+                        if answer is not None:
+                            break
+                except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
+                    raise TransportError(f"response stream broke: {exc!r}") from exc
+                if answer is None:
+                    failure = _stream_error(decoder, answered=False)
+                    assert failure is not None
+                    raise failure
+        finally:
+            await response.aclose()
+        if type(answer) is Response:
+            if validate is None:
+                return answer.result
+            try:
+                return validate(answer.result)
+            except pydantic.ValidationError as exc:
+                raise ResultValidationError(
+                    f"{method}: the result does not match its declared type: {exc}"
+                ) from None
+        assert isinstance(answer, ErrorResponse)
+        error = self.errors.refine(answer.error)
+        error.received = True
+        raise error
+
+    async def stream(
+        self, method: str, params: Any = None, validate: Callable[[Any], Any] | None = None
+    ) -> AsyncGenerator[Any, None]:
+        """Call a method answered with a stream of results; each one, through
+        ``validate`` when given (its errors propagate as raised).
+
+        Every response to the call in an SSE answer is a result (a JSON answer is
+        one); an error response raises. Closing the generator closes the response.
+        An answer that ends without any response, or with a bare ``retry`` after an
+        event id (a reconnection this caller does not make), raises `TransportError`.
+        """
+        request_id, response = await self._post(method, params)
+        try:
+            if not self._is_sse(response):
+                body = await self._body(response)
+                answer = _answer_in(parse(body), request_id)
+                if answer is None:
+                    raise TransportError(f"{self.url} answered {method} without its response")
+                if isinstance(answer, ErrorResponse):
+                    raise self.errors.refine(answer.error)
+                yield answer.result if validate is None else validate(answer.result)
+                return
+            decoder = SSEDecoder(max_event_size=self.max_event_size)
+            seen: set[str] = set()
+            answered = False
+            chunks = response.aiter_bytes()
+            while True:
+                try:
+                    chunk = await anext(chunks)
+                except StopAsyncIteration:
+                    break
+                except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
+                    raise TransportError(f"response stream broke: {exc!r}") from exc
+                for data in decoder.feed_messages(chunk, seen):
+                    result = _plain_result(data, request_id)
+                    if result is not _NOT_PLAIN:
+                        answered = True
+                        yield result if validate is None else validate(result)
+                        continue
+                    answer = _answer_in(parse(data), request_id)
+                    if answer is None:
+                        continue
+                    answered = True
+                    if isinstance(answer, ErrorResponse):
+                        raise self.errors.refine(answer.error)
+                    yield answer.result if validate is None else validate(answer.result)
+            if not answered or decoder.ended_with_retry:
+                error = _stream_error(decoder, answered=answered)
+                if error is not None:
+                    raise error
+        finally:
+            await response.aclose()
+
+    async def _post(self, method: str, params: Any) -> tuple[int, httpx.Response]:
+        """POST one request; its id and the response, 2xx with a JSON or SSE body
+        (any other answer raises, as the server's error when the body carries it)."""
+        if self.closed:
+            raise ConnectionClosed("Connection closed: connection closed")
+        request_id = self._next_id
+        self._next_id += 1
+        client = self._client
+        request = client.build_request(
+            "POST",
+            self._url,
+            content=encode(Request(request_id, method, params)),
+            headers=self._headers,
+        )
+        try:
+            response = await client.send(request, stream=True)
+        except httpx.HTTPError as exc:
+            raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
+        status = response.status_code
+        if status == 200:
+            return request_id, response
+        try:
+            if status >= 400:
+                error = _error_from_response(status, await self._body(response), request_id)
+                if isinstance(error, JsonRpcError):
+                    error = self.errors.refine(error)
+                    error.received = True
+                raise error
+            if status == 202:
+                raise TransportError(f"{self.url} accepted {method} without answering it")
+        except BaseException:
+            await response.aclose()
+            raise
+        return request_id, response
+
+    async def _body(self, response: httpx.Response) -> bytes:
+        try:
+            return await response.aread()
+        except httpx.HTTPError as exc:
+            raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
+
+    def _is_sse(self, response: httpx.Response) -> bool:
+        """Whether the answer is an event stream (else JSON; anything else raises)."""
+        content_type = response.headers.get("content-type", "")
+        if content_type.startswith("application/json"):
+            return False
+        if content_type.startswith("text/event-stream"):
+            return True
+        raise TransportError(f"unexpected content type {content_type!r} from {self.url}")
+
+
+def _plain_result(data: str | bytes, request_id: int) -> Any:
+    """The result of ``data`` when it is the usual answer, a success response to
+    ``request_id`` (as `parse` would read it), else `_NOT_PLAIN` (read it with `parse`)."""
+    try:
+        obj = pydantic_core.from_json(data, allow_inf_nan=False)
+    except ValueError:
+        return _NOT_PLAIN
+    if (
+        type(obj) is dict
+        and obj.get("id") == request_id
+        and type(obj["id"]) is int
+        and "result" in obj
+        and "error" not in obj
+        and obj.get("jsonrpc") == "2.0"
+    ):
+        return obj["result"]
+    return _NOT_PLAIN
+
+
+def _error_from_response(status: int, body: bytes, request_id: RequestId) -> Exception:
+    """The JSON-RPC error meant for ``request_id``, else an `HTTPStatusError`."""
+    payload = parse(body) if body else None
+    if isinstance(payload, ErrorResponse):
+        if payload.id == request_id:
+            return payload.error
+        return HTTPStatusError(status, payload.error.message, payload.error)
+    return HTTPStatusError(status, body.decode("utf-8", "replace").strip()[:300])
+
+
+def _answer_in(payload: Any, request_id: RequestId) -> Response | ErrorResponse | None:
+    """The response to ``request_id`` in a received payload (an error with a null id
+    counts: it answers the only request of the POST), else ``None``."""
+    if isinstance(payload, list):
+        for item in payload:
+            answer = _answer_in(item, request_id)
+            if answer is not None:
+                return answer
+        return None
+    kind = type(payload)
+    if kind is Response or kind is ErrorResponse:
+        if payload.id == request_id or (kind is ErrorResponse and payload.id is None):
+            return payload  # type: ignore[no-any-return]
+        logger.warning("response for unknown request id %r dropped", payload.id)
+    elif kind is InvalidMessage:
+        logger.warning("invalid message from the server: %s", payload.error.message)
+    return None
+
+
+def _stream_error(decoder: SSEDecoder, *, answered: bool) -> TransportError | None:
+    """Why an SSE answer that ended (not broken) is incomplete, or ``None``: unanswered,
+    or closed with a bare ``retry`` (a reconnection left to the caller's caller)."""
+    if decoder.last_event_id is not None and (not answered or decoder.ended_with_retry):
+        return TransportError("the response stream could not be resumed")
+    if not answered:
+        return TransportError("the server closed the response stream without answering")
+    return None

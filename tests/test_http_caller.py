@@ -1,0 +1,233 @@
+"""`HTTPCaller`: sessionless JSON-RPC over HTTP, one POST per call, its JSON or SSE
+answer read in the caller's task (what the A2A client's JSON-RPC transport stands on)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import aclosing
+from typing import Any
+
+import httpx
+import pydantic
+import pytest
+
+from jsonrpc_core import (
+    STANDARD_ERRORS,
+    ConnectionClosed,
+    ErrorTable,
+    HTTPStatusError,
+    JsonRpcError,
+    MethodNotFound,
+    ResultValidationError,
+    TransportError,
+)
+from jsonrpc_core._http_caller import HTTPCaller
+
+pytestmark = pytest.mark.anyio
+
+URL = "http://server.test/rpc"
+TABLE = ErrorTable("test", parent=STANDARD_ERRORS)
+
+
+@TABLE.register
+class Busy(JsonRpcError):
+    code = -32042
+
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, chunks: Sequence[bytes], fail: bool = False) -> None:
+        self.chunks, self.fail, self.closed = chunks, fail, False
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self.chunks:
+            yield chunk
+        if self.fail:
+            raise httpx.ReadError("connection reset")
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+class _Server(httpx.AsyncBaseTransport):
+    def __init__(self, answer: Callable[[dict[str, Any]], httpx.Response]) -> None:
+        self.answer = answer
+        self.requests: list[httpx.Request] = []
+        self.bodies: list[_Body] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        await request.aread()
+        self.requests.append(request)
+        response = self.answer(json.loads(request.content))
+        if isinstance(response.stream, _Body):
+            self.bodies.append(response.stream)
+        return response
+
+
+def _caller(answer: Callable[[dict[str, Any]], httpx.Response]) -> tuple[HTTPCaller, _Server]:
+    server = _Server(answer)
+    client = httpx.AsyncClient(transport=server)
+    return HTTPCaller(client, URL, headers={"X-Test": "1"}, errors=TABLE), server
+
+
+def _msg(**fields: Any) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **fields}).encode()
+
+
+def _json(body: bytes, status: int = 200, content_type: str = "application/json") -> httpx.Response:
+    return httpx.Response(status, headers={"content-type": content_type}, content=body)
+
+
+def _sse(chunks: Sequence[bytes], *, fail: bool = False) -> httpx.Response:
+    return httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, stream=_Body(chunks, fail)
+    )
+
+
+async def test_a_call_is_one_post_with_the_headers_and_a_fresh_id() -> None:
+    caller, server = _caller(lambda r: _json(_msg(id=r["id"], result={"echo": r["params"]})))
+    assert await caller.call("echo", {"a": 1}) == {"echo": {"a": 1}}
+    assert await caller.call("echo", [2]) == {"echo": [2]}
+    first, second = server.requests
+    assert json.loads(first.content) == {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "echo",
+        "params": {"a": 1},
+    }
+    assert json.loads(second.content)["id"] == 2
+    assert first.headers["accept"] == "application/json, text/event-stream"
+    assert first.headers["content-type"] == "application/json"
+    assert first.headers["x-test"] == "1"
+
+
+async def test_a_result_goes_through_the_validator() -> None:
+    class Point(pydantic.BaseModel):
+        x: int
+
+    caller, _ = _caller(lambda r: _json(_msg(id=r["id"], result={"x": r["params"]["x"]})))
+    assert await caller.call("p", {"x": 1}, Point.model_validate) == Point(x=1)
+    with pytest.raises(ResultValidationError, match="p: the result does not match"):
+        await caller.call("p", {"x": "nope"}, Point.model_validate)
+
+
+async def test_a_call_answered_as_an_event_stream_skips_other_messages() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        note = _msg(method="progress", params={})
+        other = _msg(id=999, result="not ours")
+        ours = _msg(id=r["id"], result="ours")
+        wire = b": hi\n\nevent: ping\ndata: x\n\ndata: " + note + b"\n\ndata: " + other
+        return _sse([wire[:17], wire[17:] + b"\n\nid: 1\ndata: " + ours + b"\n\n"])
+
+    caller, server = _caller(answer)
+    assert await caller.call("m") == "ours"
+    assert server.bodies[0].closed
+
+
+async def test_the_servers_error_is_raised_refined_and_received() -> None:
+    error = {"code": -32042, "message": "busy"}
+    caller, _ = _caller(lambda r: _json(_msg(id=r["id"], error=error)))
+    with pytest.raises(Busy) as caught:
+        await caller.call("m")
+    assert caught.value.received
+    caller, _ = _caller(lambda r: _sse([b"data: " + _msg(id=r["id"], error=error) + b"\n\n"]))
+    with pytest.raises(Busy):
+        await caller.call("m")
+
+
+async def test_http_error_statuses() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        if r["method"] == "ours":
+            return _json(_msg(id=r["id"], error={"code": -32601, "message": "no"}), 400)
+        if r["method"] == "null-id":
+            return _json(_msg(id=None, error={"code": -32600, "message": "bad"}), 400)
+        return _json(b"upstream down", 503, "text/plain")
+
+    caller, _ = _caller(answer)
+    with pytest.raises(MethodNotFound) as caught:
+        await caller.call("ours")
+    assert caught.value.received
+    with pytest.raises(HTTPStatusError) as status:
+        await caller.call("null-id")
+    assert status.value.status == 400 and status.value.error is not None
+    with pytest.raises(HTTPStatusError, match="upstream down") as status:
+        await caller.call("other")
+    assert status.value.status == 503
+
+
+_UNANSWERED: dict[str, Callable[[], httpx.Response]] = {
+    "202": lambda: httpx.Response(202),
+    "html": lambda: _json(b"<html/>", 200, "text/html"),
+    "json-without-answer": lambda: _json(_msg(method="note")),
+    "sse-ended": lambda: _sse([b"data: " + _msg(method="note") + b"\n\n"]),
+    "sse-ended-with-id": lambda: _sse([b"id: 4\ndata: " + _msg(method="note") + b"\n\n"]),
+    "broke": lambda: _sse([b"data: " + _msg(id=1, result=1)[:5]], fail=True),
+}
+
+
+@pytest.mark.parametrize("case", list(_UNANSWERED))
+async def test_answers_without_the_response_raise_transport_error(case: str) -> None:
+    caller, _ = _caller(lambda r: _UNANSWERED[case]())
+    with pytest.raises(TransportError):
+        await caller.call("m")
+
+
+async def test_stream_yields_every_response_then_checks_the_end() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        wire = b"".join(b"data: " + _msg(id=r["id"], result=i) + b"\n\n" for i in range(5))
+        return _sse([wire[i : i + 9] for i in range(0, len(wire), 9)])
+
+    caller, _ = _caller(answer)
+    async with aclosing(caller.stream("s", None, lambda n: n * 10)) as results:
+        assert [n async for n in results] == [0, 10, 20, 30, 40]
+
+
+async def test_stream_errors_after_events() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        one = b"data: " + _msg(id=r["id"], result=1) + b"\n\n"
+        if r["method"] == "error":
+            return _sse(
+                [
+                    one,
+                    b"data: " + _msg(id=r["id"], error={"code": -32042, "message": "x"}) + b"\n\n",
+                ]
+            )
+        if r["method"] == "retry":
+            return _sse([b"id: 1\n" + one, b"retry: 10\n\n"])
+        return _sse([one], fail=True)
+
+    caller, _ = _caller(answer)
+    for method, error in (("error", Busy), ("retry", TransportError), ("broke", TransportError)):
+        got: list[Any] = []
+        with pytest.raises(error):
+            async with aclosing(caller.stream(method)) as results:
+                async for result in results:
+                    got.append(result)
+        assert got == [1], method
+
+
+async def test_leaving_a_stream_early_closes_its_response() -> None:
+    caller, server = _caller(
+        lambda r: _sse([b"data: " + _msg(id=r["id"], result=i) + b"\n\n" for i in range(5)])
+    )
+    async with aclosing(caller.stream("s")) as results:
+        async for _ in results:
+            break
+    assert server.bodies[0].closed
+
+
+async def test_a_closed_caller_refuses_calls() -> None:
+    caller, server = _caller(lambda r: _json(_msg(id=r["id"], result=1)))
+    caller.close()
+    with pytest.raises(ConnectionClosed):
+        await caller.call("m")
+    assert server.requests == []
+
+
+async def test_an_unreachable_server_is_a_transport_error() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        raise httpx.ConnectError("refused")
+
+    caller, _ = _caller(answer)
+    with pytest.raises(TransportError, match=r"POST http://server\.test/rpc failed"):
+        await caller.call("m")
