@@ -143,8 +143,23 @@ def validate_hook(
 ) -> Callable[[HTTPRequestInfo, Incoming | None, Any], None]:
     """The ``validate`` hook of the JSON-RPC endpoint (rules 1 and 2)."""
 
+    # The parameters of a request that lists no extensions depend on its version header
+    # alone (when the card requires none): made once per header value.
+    required = any(e.required and e.uri for e in card.capabilities.extensions or ())
+    known: dict[str, ServiceParameters] = {}
+
     def validate(info: HTTPRequestInfo, payload: Incoming | None, session: Any) -> None:
-        params = ServiceParameters.read(info.headers, info.query, card)
+        headers = info.headers
+        raw = headers.get("a2a-version")
+        params = None
+        if raw is not None and not required and "a2a-extensions" not in headers:
+            params = known.get(raw)
+        if params is None:
+            params = ServiceParameters.read(headers, info.query, card)
+            if raw is not None and not required and "a2a-extensions" not in headers:
+                if len(known) >= 16:
+                    known.clear()
+                known[raw] = params
         if isinstance(payload, Request):
             params.check_method(payload.method)
         info.state[_STATE_KEY] = params

@@ -19,7 +19,9 @@ record in memory. Rules:
    starts the agent again. A run that produced nothing (the agent failed first) is
    forgotten, so a retry runs again.
 5. Runs live in the runtime's own task group: a client that disconnects never stops
-   the agent. Only CancelTask does.
+   the agent. Only CancelTask does. They are served by reused runner tasks (one per
+   run in progress; a few stay idle for the next ones), in the context the runtime was
+   started in, not the one of the request that sent the message.
 6. With a `SharedTaskStore` (several replicas on one database) every change goes
    through ``self.replication`` (``_fanout``): compare-and-set writes, events of the
    other replicas fanned out to this one's subscribers, message ids claimed across
@@ -28,6 +30,7 @@ record in memory. Rules:
 
 from __future__ import annotations
 
+import contextvars
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
@@ -54,6 +57,7 @@ from ._state import (
     utc_now,
 )
 from ._store import MessageRecord, TaskStore, public_tenant
+from ._types._base import replaced, trusted
 from .types import (
     Artifact,
     Message,
@@ -75,6 +79,9 @@ __all__ = ["CallInfo", "TaskRuntime"]
 logger = logging.getLogger("a2a_layer.runtime")
 
 _Item = StreamResponse | JsonRpcError
+
+_IDLE_RUNNERS = 16
+"""How many runner tasks stay idle, waiting for the next run (rule 5)."""
 
 
 @dataclass(frozen=True)
@@ -165,6 +172,63 @@ class _Subscriber:
         return items.popleft()
 
 
+class _TaskLock:
+    """A FIFO lock that is taken without a scheduling point when free (like
+    ``anyio.Lock(fast_acquire=True)``, without its per-call task lookups).
+
+    A release with tasks waiting hands the lock to the first of them; a waiter
+    cancelled after it was handed the lock passes it on.
+    """
+
+    __slots__ = ("_locked", "_waiters")
+
+    def __init__(self) -> None:
+        self._locked = False
+        self._waiters: deque[Waiter] = deque()
+
+    def locked(self) -> bool:
+        """Whether some task holds the lock."""
+        return self._locked
+
+    def acquire_nowait(self) -> None:
+        """Take the lock, or raise `anyio.WouldBlock`."""
+        if self._locked:
+            raise anyio.WouldBlock
+        self._locked = True
+
+    async def acquire(self) -> None:
+        """Take the lock, waiting (FIFO) while another task holds it."""
+        if not self._locked:
+            self._locked = True
+            return
+        waiter = Waiter()
+        self._waiters.append(waiter)
+        try:
+            await waiter.wait()
+        except BaseException:
+            if waiter.woken:
+                self.release()  # handed over, but this task will not use it
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        """Give the lock to the next waiter, or free it."""
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            waiter.wake()
+            if waiter.woken:  # not a waiter whose wait was cancelled meanwhile
+                return
+        self._locked = False
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.release()
+
+
 class _Active:
     """A task with a run or subscribers in progress (rule 1)."""
 
@@ -173,7 +237,7 @@ class _Active:
         self.tenant = tenant
         # No scheduling point on an uncontended acquire: `apply` yields when a
         # subscriber's queue fills up instead (see `TaskRuntime._relieve`).
-        self.lock = anyio.Lock(fast_acquire=True)
+        self.lock = _TaskLock()
         self._slot: anyio.Semaphore | None = None
         self.subscribers: list[_Subscriber] = []
         self.run: _Run | None = None
@@ -255,11 +319,11 @@ class _Run:
             sub.offer(self.error)
             sub.close()
         elif self.answer is not None:
-            sub.offer(StreamResponse(message=self.answer))
+            sub.offer(trusted(StreamResponse, message=self.answer))
             sub.close()
         elif self.replayed_task is not None:
             task = await self.current_task() or self.replayed_task
-            sub.offer(StreamResponse(task=task))
+            sub.offer(trusted(StreamResponse, task=task))
             sub.close()
         elif self.active is not None:
             await self.runtime.add_subscriber(self.active, sub, settled=self.settled.is_set())
@@ -282,12 +346,25 @@ class _Run:
         self, state: TaskState, message: Message | None, metadata: Mapping[str, Any] | None
     ) -> None:
         active = await self._ensure_task()
-        event = TaskStatusUpdateEvent(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            status=TaskStatus(state=state, message=message, timestamp=utc_now()),
-            metadata=dict(metadata) if metadata is not None else None,
-        )
+        if isinstance(state, TaskState) and (message is None or type(message) is Message):
+            status = trusted(TaskStatus, state=state, message=message, timestamp=utc_now())
+        else:
+            status = TaskStatus(state=state, message=message, timestamp=utc_now())
+        if metadata is None:
+            event = trusted(
+                TaskStatusUpdateEvent,
+                task_id=self.task_id,
+                context_id=self.context_id,
+                status=status,
+                metadata=None,
+            )
+        else:
+            event = TaskStatusUpdateEvent(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                status=status,
+                metadata=dict(metadata),
+            )
         await self.runtime.apply(active, event)
         if _closes(state):
             self.settled.set()
@@ -300,14 +377,30 @@ class _Run:
         metadata: Mapping[str, Any] | None,
     ) -> None:
         active = await self._ensure_task()
-        event = TaskArtifactUpdateEvent(
-            task_id=self.task_id,
-            context_id=self.context_id,
-            artifact=artifact,
-            append=append,
-            last_chunk=last_chunk,
-            metadata=dict(metadata) if metadata is not None else None,
-        )
+        if (
+            metadata is None
+            and type(artifact) is Artifact
+            and type(append) is bool
+            and type(last_chunk) is bool
+        ):
+            event = trusted(
+                TaskArtifactUpdateEvent,
+                task_id=self.task_id,
+                context_id=self.context_id,
+                artifact=artifact,
+                append=append,
+                last_chunk=last_chunk,
+                metadata=None,
+            )
+        else:
+            event = TaskArtifactUpdateEvent(
+                task_id=self.task_id,
+                context_id=self.context_id,
+                artifact=artifact,
+                append=append,
+                last_chunk=last_chunk,
+                metadata=dict(metadata) if metadata is not None else None,
+            )
         await self.runtime.apply(active, event)
 
     async def reply(self, message: Message) -> None:
@@ -315,7 +408,7 @@ class _Run:
             raise InvalidTransition("a task exists: the agent reports through it, not a reply")
         if self.answer is not None:
             raise InvalidTransition("the agent already replied")
-        message = message.model_copy(update={"role": Role.AGENT, "task_id": None})
+        message = replaced(message, role=Role.AGENT, task_id=None)
         await self.runtime.store.save_message(
             self.message.message_id, MessageRecord(reply=message), tenant=self.tenant
         )
@@ -351,6 +444,9 @@ class TaskRuntime:
         # (or in another one) than the one that serves it.
         self._activation: anyio.Lock | None = None
         self._task_group: TaskGroup | None = None
+        self._context: contextvars.Context | None = None
+        self._queued_runs: deque[tuple[_Run, bool]] = deque()
+        self._idle_runners: deque[Waiter] = deque()
         self.replication = Replication(self, store) if isinstance(store, SharedTaskStore) else None
 
     # -- lifetime --------------------------------------------------------------------
@@ -358,6 +454,7 @@ class TaskRuntime:
     async def run_until_cancelled(self, started: anyio.Event | None = None) -> None:
         """Host the agents' runs until cancelled (the server runs this in its lifespan)."""
         self._activation = anyio.Lock()
+        self._context = contextvars.copy_context()
         async with anyio.create_task_group() as task_group:
             self._task_group = task_group
             if self.replication is not None:
@@ -368,7 +465,40 @@ class TaskRuntime:
                 await anyio.sleep_forever()
             finally:
                 self._task_group = None
+                self._queued_runs.clear()
+                self._idle_runners.clear()
                 task_group.cancel_scope.cancel()
+
+    def _spawn(self, run: _Run, continuation: bool) -> None:
+        """Have a runner task execute ``run`` (rule 5): an idle one, or a new one."""
+        assert self._task_group is not None and self._context is not None
+        self._queued_runs.append((run, continuation))
+        idle = self._idle_runners
+        while idle:
+            waiter = idle.popleft()
+            waiter.wake()
+            if waiter.woken:  # not one cancelled meanwhile
+                return
+        # Spawned from the runtime's own context: the runner outlives this request.
+        self._context.run(self._task_group.start_soon, self._runner)
+
+    async def _runner(self) -> None:
+        queued = self._queued_runs
+        idle = self._idle_runners
+        while True:
+            while queued:
+                run, continuation = queued.popleft()
+                await self._execute(run, continuation)
+                del run  # an idle runner holds on to no finished run
+            if len(idle) >= _IDLE_RUNNERS:
+                return
+            waiter = Waiter()
+            idle.append(waiter)
+            try:
+                await waiter.wait()
+            finally:
+                if not waiter.woken and waiter in idle:
+                    idle.remove(waiter)
 
     # -- active records --------------------------------------------------------------
 
@@ -407,7 +537,7 @@ class TaskRuntime:
 
     async def _attach_locked(self, active: _Active, sub: _Subscriber, *, settled: bool) -> None:
         task = active.task
-        if not sub.offer(StreamResponse(task=task)):
+        if not sub.offer(trusted(StreamResponse, task=task)):
             return
         state = task.status.state
         if state.is_terminal or (settled and state.is_interrupted):
@@ -425,34 +555,39 @@ class TaskRuntime:
         self, active: _Active, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent
     ) -> None:
         """Rule 1 for one event of the agent."""
-        if isinstance(event, TaskStatusUpdateEvent):
-            wrapped = StreamResponse(status_update=event)
-            closes = _closes(event.status.state)
-        else:
-            wrapped = StreamResponse(artifact_update=event)
-            closes = False
-
-        def compute(current: Task) -> tuple[Task, StreamResponse]:
-            if isinstance(event, TaskStatusUpdateEvent):
-                return apply_status(current, event), wrapped
-            return apply_artifact(current, event), wrapped
-
+        status = isinstance(event, TaskStatusUpdateEvent)
+        closes = isinstance(event, TaskStatusUpdateEvent) and _closes(event.status.state)
+        replication = self.replication
         lock = active.lock
-        try:
-            lock.acquire_nowait()  # the usual case, without the awaitable's bookkeeping
-        except anyio.WouldBlock:
+        if lock.locked():
             await lock.acquire()
+        else:
+            lock.acquire_nowait()  # the usual case, without the awaitable's bookkeeping
         try:
-            if self.replication is not None:
-                await self.replication.write(active, compute)
+            wrapped = None
+            if replication is not None or active.subscribers or self.push is not None:
+                wrapped = (
+                    trusted(StreamResponse, status_update=event)
+                    if status
+                    else trusted(StreamResponse, artifact_update=event)
+                )
+            if replication is not None:
+                assert wrapped is not None
+
+                def compute(current: Task) -> tuple[Task, StreamResponse]:
+                    return _applied(current, event), wrapped
+
+                await replication.write(active, compute)
             else:
-                task, _ = compute(active.task)
+                task = _applied(active.task, event)
                 await self.store.save_task(task, tenant=active.tenant)
                 active.task = task
-            self._broadcast(active, wrapped, closes=closes)
+            if wrapped is not None:
+                self._broadcast(active, wrapped, closes=closes)
         finally:
             lock.release()
-        await self._relieve(active)
+        if active.subscribers:
+            await self._relieve(active)
 
     async def _relieve(self, active: _Active) -> None:
         """Let the consumers run once their queues fill up.
@@ -489,7 +624,7 @@ class TaskRuntime:
         if self.replication is not None:
             seq = await self.replication.store.append(
                 task,
-                StreamResponse(task=task),
+                trusted(StreamResponse, task=task),
                 tenant=run.tenant,
                 after=0,
                 message_id=run.message.message_id,
@@ -507,7 +642,7 @@ class TaskRuntime:
         run.active = active
         if self.push is not None:
             async with active.lock:
-                self.push.publish(run.tenant, task.id, StreamResponse(task=task))
+                self.push.publish(run.tenant, task.id, trusted(StreamResponse, task=task))
         for sub in run.listeners:
             await self.add_subscriber(active, sub, settled=False)
         run.listeners.clear()
@@ -576,7 +711,7 @@ class TaskRuntime:
         if claim is not None and self.replication is not None:
             self._task_group.start_soon(self.replication.follow, run, continuation, claim)
         else:
-            self._task_group.start_soon(self._execute, run, continuation)
+            self._spawn(run, continuation)
         return run
 
     async def _new_run(
@@ -597,7 +732,7 @@ class TaskRuntime:
         else:
             context_id = message.context_id or new_id()
             task_id = new_id()
-        message = message.model_copy(update={"task_id": task_id, "context_id": context_id})
+        message = replaced(message, task_id=task_id, context_id=context_id)
         context = ExecutionContext(
             message=message,
             task_id=task_id,
@@ -815,7 +950,7 @@ class TaskRuntime:
                 event = TaskStatusUpdateEvent(
                     task_id=task_id,
                     context_id=active.task.context_id or "",
-                    status=TaskStatus(state=TaskState.CANCELED, timestamp=utc_now()),
+                    status=trusted(TaskStatus, state=TaskState.CANCELED, timestamp=utc_now()),
                 )
                 try:
                     await self.apply(active, event)
@@ -826,6 +961,12 @@ class TaskRuntime:
             return active.task
         finally:
             self._release(active)
+
+
+def _applied(task: Task, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> Task:
+    if isinstance(event, TaskStatusUpdateEvent):
+        return apply_status(task, event)
+    return apply_artifact(task, event)
 
 
 def _terminal_error(task: Task) -> UnsupportedOperation:

@@ -39,6 +39,7 @@ from ._store import (
     scope_key,
     valid_tenant,
 )
+from ._types._base import trusted
 from .types import (
     AgentCard,
     CancelTaskRequest,
@@ -152,12 +153,13 @@ class A2AService:
         if run.error is not None:
             raise run.error
         if run.answer is not None:
-            return SendMessageResponse(message=run.answer)
+            return trusted(SendMessageResponse, message=run.answer)
         task = await run.current_task()
         if task is None:  # pragma: no cover - a run that settled has a task, reply or error
             raise _not_found(run.task_id)
-        return SendMessageResponse(
-            task=trim_history(task, config.history_length if config else None)
+        return trusted(
+            SendMessageResponse,
+            task=trim_history(task, config.history_length if config else None),
         )
 
     async def send_streaming_message(

@@ -16,9 +16,11 @@ immutable, so a snapshot handed to a reader never changes under it). Rules:
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from datetime import datetime, timezone
 
+from ._types._base import replaced, trusted
 from .types import (
     Artifact,
     Message,
@@ -79,8 +81,11 @@ class InvalidTransition(RuntimeError):
 
 def utc_now() -> datetime:
     """The current time, UTC, millisecond precision (what the wire keeps)."""
-    now = datetime.now(timezone.utc)
-    return now.replace(microsecond=now.microsecond // 1000 * 1000)
+    millis = time.time_ns() // 1_000_000
+    now = datetime.fromtimestamp(millis / 1000, timezone.utc)
+    if now.microsecond % 1000:  # float rounding (not before the 23rd century)
+        now = now.replace(microsecond=millis % 1000 * 1000)
+    return now
 
 
 def check_transition(task: Task, state: TaskState) -> None:
@@ -96,10 +101,11 @@ def check_transition(task: Task, state: TaskState) -> None:
 
 def new_task(task_id: str, context_id: str, message: Message | None) -> Task:
     """A new task in ``SUBMITTED`` whose history holds the message that created it."""
-    return Task(
+    return trusted(
+        Task,
         id=task_id,
         context_id=context_id,
-        status=TaskStatus(state=TaskState.SUBMITTED, timestamp=utc_now()),
+        status=trusted(TaskStatus, state=TaskState.SUBMITTED, timestamp=utc_now()),
         history=[message] if message is not None else [],
     )
 
@@ -108,7 +114,7 @@ def append_history(task: Task, message: Message) -> Task:
     """``task`` with ``message`` appended to its history (refused when terminal)."""
     if task.status.state.is_terminal:
         raise InvalidTransition(f"task {task.id} is terminal: it takes no more messages")
-    return task.model_copy(update={"history": [*(task.history or []), message]})
+    return replaced(task, history=[*(task.history or []), message])
 
 
 def apply_status(task: Task, event: TaskStatusUpdateEvent) -> Task:
@@ -116,11 +122,10 @@ def apply_status(task: Task, event: TaskStatusUpdateEvent) -> Task:
     check_transition(task, event.status.state)
     status = event.status
     if status.timestamp is None:
-        status = status.model_copy(update={"timestamp": utc_now()})
-    update: dict[str, object] = {"status": status}
+        status = replaced(status, timestamp=utc_now())
     if status.message is not None:
-        update["history"] = [*(task.history or []), status.message]
-    return task.model_copy(update=update)
+        return replaced(task, status=status, history=[*(task.history or []), status.message])
+    return replaced(task, status=status)
 
 
 def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
@@ -139,7 +144,7 @@ def apply_artifact(task: Task, event: TaskArtifactUpdateEvent) -> Task:
         break
     else:
         artifacts.append(incoming)
-    return task.model_copy(update={"artifacts": artifacts})
+    return replaced(task, artifacts=artifacts)
 
 
 def _merged(existing: Artifact, chunk: Artifact) -> Artifact:
@@ -148,7 +153,7 @@ def _merged(existing: Artifact, chunk: Artifact) -> Artifact:
         value = getattr(chunk, name)
         if value is not None:
             update[name] = value
-    return existing.model_copy(update=update)
+    return replaced(existing, **update)
 
 
 def trim_history(task: Task, history_length: int | None) -> Task:
@@ -159,8 +164,8 @@ def trim_history(task: Task, history_length: int | None) -> Task:
     if history_length is None or task.history is None:
         return task
     if history_length == 0:
-        return task.model_copy(update={"history": None})
+        return replaced(task, history=None)
     history: Sequence[Message] = task.history
     if len(history) <= history_length:
         return task
-    return task.model_copy(update={"history": list(history[-history_length:])})
+    return replaced(task, history=list(history[-history_length:]))

@@ -98,8 +98,14 @@ class HTTPRequestInfo:
 
 def scope_headers(scope: ASGIScope) -> dict[str, str]:
     """The request headers as a dict with lowercase names (repeated names joined by ', ')."""
-    headers: dict[str, str] = {}
-    for raw_name, raw_value in scope.get("headers", ()):
+    raw = scope.get("headers", ())
+    if not isinstance(raw, (list, tuple)):
+        raw = list(raw)  # ASGI allows any iterable
+    headers = {name.decode("latin-1").lower(): value.decode("latin-1") for name, value in raw}
+    if len(headers) == len(raw):
+        return headers  # no name repeated (the usual case)
+    headers = {}
+    for raw_name, raw_value in raw:
         name = raw_name.decode("latin-1").lower()
         value = raw_value.decode("latin-1")
         headers[name] = f"{headers[name]}, {value}" if name in headers else value
@@ -108,7 +114,10 @@ def scope_headers(scope: ASGIScope) -> dict[str, str]:
 
 def scope_query(scope: ASGIScope) -> dict[str, str]:
     """The query parameters (last value wins)."""
-    return dict(parse_qsl(scope.get("query_string", b"").decode("latin-1")))
+    query = scope.get("query_string", b"")
+    if not query:
+        return {}
+    return dict(parse_qsl(query.decode("latin-1")))
 
 
 def accepts(accept: str | None, media_type: str) -> bool:

@@ -22,7 +22,9 @@ Rules:
 5. An answer that is complete before its response starts (a quick handler) is written
    whole: as JSON, or as an SSE stream with a ``Content-Length`` (the same events,
    without chunked framing); otherwise an SSE stream begins at once and the client is
-   watched for a disconnect until it ends.
+   watched for a disconnect until it ends (a JSON answer only after a few event-loop
+   turns without it). SSE events already queued together go out in one body message
+   (a bounded number of them); none waits for a later one.
 6. When a session ends (DELETE, reaped, or its Peer stopped) its event-store streams
    are forgotten (a shared store forgets the session), since a resumption names its
    session; only a stopping app leaves a shared store's sessions to other replicas.
@@ -643,7 +645,14 @@ class JsonRpcHTTPApp:
         *,
         batch: bool,
     ) -> None:
-        if not outbox.done.is_set() and await _wait_or_disconnect(outbox.done.wait, receive):
+        done = outbox.done
+        turns = _QUICK_TURNS
+        while turns and not done.is_set():
+            # A handler that hands its work to another task (A2A runs its agent apart)
+            # answers within a few turns: cheaper than watching the client meanwhile.
+            await _yield_once()
+            turns -= 1
+        if not done.is_set() and await _wait_or_disconnect(done.wait, receive):
             if info.disconnected is not None:
                 info.disconnected.set()
             return
@@ -715,8 +724,10 @@ class JsonRpcHTTPApp:
             if not complete:
                 await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
             # The stream begins at once (priming event or comment), then goes on with
-            # one event per body message, as the consumer's back-pressure expects;
-            # the last event also ends the response.
+            # every event as soon as it is queued: the events already queued when the
+            # queue is looked at go out together, in one body message (at most
+            # _COALESCE_EVENTS of them, _COALESCE_BYTES or so), and none waits for a
+            # later one. The last events also end the response.
             pending: list[bytes] = []
             if prime and store is not None:
                 if priming_id is None:
@@ -731,15 +742,15 @@ class JsonRpcHTTPApp:
                 pending.clear()
             async with queue:
                 receive_nowait = queue.receive_nowait
-                held = False  # whether pending ends with an event not sent yet
+                size = 0  # bytes in pending (events not sent yet)
                 while True:
                     try:
                         event_id, data = receive_nowait()
                     except anyio.WouldBlock:
-                        if held:
+                        if pending:
                             await send(_chunk(b"".join(pending)))
                             pending.clear()
-                            held = False
+                            size = 0
                         try:
                             event_id, data = await queue.receive()
                         except anyio.EndOfStream:
@@ -748,11 +759,16 @@ class JsonRpcHTTPApp:
                         break
                     if event_id is not None and event_id in skip_ids:
                         continue
-                    if held and not complete:
+                    if not complete and (
+                        len(pending) >= _COALESCE_EVENTS or size >= _COALESCE_BYTES
+                    ):
+                        # Bounded, so that a transport whose back-pressure counts body
+                        # messages (not bytes) still holds a stalled reader's backlog down.
                         await send(_chunk(b"".join(pending)))
                         pending.clear()
+                        size = 0
                     pending.append(data)
-                    held = True
+                    size += len(data)
             if not outbox.ended_normally(generation) and self.options.retry_interval_ms is not None:
                 # Closed early by the server: tell the client when to resume.
                 pending.append(f"retry: {self.options.retry_interval_ms}\n\n".encode())
@@ -1016,6 +1032,14 @@ class JsonRpcHTTPApp:
 
 
 _COMMENT = encode_comment()
+
+_QUICK_TURNS = 3
+"""Event-loop turns a JSON answer is awaited for before the client is watched."""
+
+_COALESCE_EVENTS = 16
+_COALESCE_BYTES = 64 * 1024
+"""Queued SSE events joined into one body message: at most this many, this many bytes
+or so (the event that crosses the byte bound still goes in)."""
 
 
 def _chunk(data: bytes) -> dict[str, Any]:

@@ -649,12 +649,16 @@ async def test_listen_acknowledges_then_delivers_what_was_asked(wire: WireChecke
             async with client.http.stream("POST", "/mcp", content=body, headers=headers) as r:
                 decoder = SSEDecoder()
                 chunks = r.aiter_bytes()
+                pending: list[dict[str, Any]] = []  # one body chunk may hold several events
 
                 async def next_message() -> dict[str, Any]:
-                    while True:
-                        for event in decoder.feed(await chunks.__anext__()):
-                            if event.data:
-                                return dict(json.loads(event.data))
+                    while not pending:
+                        pending.extend(
+                            dict(json.loads(event.data))
+                            for event in decoder.feed(await chunks.__anext__())
+                            if event.data
+                        )
+                    return pending.pop(0)
 
                 received.append(await next_message())
                 await server.notify_resources_changed()  # not asked for

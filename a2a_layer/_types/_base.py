@@ -29,7 +29,7 @@ import binascii
 import enum
 from collections.abc import Iterable
 from datetime import datetime, timezone
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
@@ -52,6 +52,8 @@ __all__ = [
     "Struct",
     "Timestamp",
     "format_timestamp",
+    "replaced",
+    "trusted",
 ]
 
 MAX_NESTING = 200
@@ -111,6 +113,66 @@ class A2AModel(BaseModel):
         return present[0]
 
 
+_M = TypeVar("_M", bound=BaseModel)
+_object_setattr = object.__setattr__
+_TEMPLATES: dict[type[BaseModel], tuple[dict[str, Any], tuple[tuple[str, Any], ...]]] = {}
+
+
+def _template(cls: type[BaseModel]) -> tuple[dict[str, Any], tuple[tuple[str, Any], ...]]:
+    """Every field of ``cls`` with its default, in order, and the fields whose default
+    comes from a factory (made afresh for each instance)."""
+    found = _TEMPLATES.get(cls)
+    if found is None:
+        fields = cls.model_fields
+        template = {name: info.default for name, info in fields.items()}
+        factories = tuple(
+            (name, info.default_factory)
+            for name, info in fields.items()
+            if info.default_factory is not None
+        )
+        found = _TEMPLATES[cls] = (template, factories)
+    return found
+
+
+def trusted(cls: type[_M], /, **values: Any) -> _M:
+    """An instance of ``cls`` from values that already have their fields' types.
+
+    What ``cls(**values)`` makes for valid input (same attributes, same
+    ``model_fields_set``, same serialisation), without validation: only for values
+    the server built itself from validated models and plain ``str``/``bool``/enum
+    members, never for input from the wire or the agent's own objects unchecked.
+    Validators of ``cls`` do not run, so the caller keeps their rules (a ``oneof``
+    has exactly one member). ``values`` name fields of ``cls`` only.
+    """
+    template, factories = _template(cls)
+    fields = template.copy()  # the declared order, which serialisation follows
+    for name, factory in factories:
+        if name not in values:
+            fields[name] = factory()
+    fields.update(values)
+    obj = cls.__new__(cls)
+    _object_setattr(obj, "__dict__", fields)
+    _object_setattr(obj, "__pydantic_fields_set__", set(values))
+    _object_setattr(obj, "__pydantic_extra__", None)
+    _object_setattr(obj, "__pydantic_private__", None)
+    return obj
+
+
+def replaced(model: _M, /, **update: Any) -> _M:
+    """``model.model_copy(update=update)`` (a shallow copy), for trusted values only."""
+    cls = type(model)
+    fields = model.__dict__.copy()
+    fields.update(update)
+    obj = cls.__new__(cls)
+    _object_setattr(obj, "__dict__", fields)
+    _object_setattr(obj, "__pydantic_fields_set__", model.__pydantic_fields_set__ | update.keys())
+    extra = model.__pydantic_extra__
+    _object_setattr(obj, "__pydantic_extra__", None if extra is None else dict(extra))
+    private = model.__pydantic_private__
+    _object_setattr(obj, "__pydantic_private__", None if private is None else dict(private))
+    return obj
+
+
 # -- int32 ---------------------------------------------------------------------------------
 
 _INT32_MIN = -(2**31)
@@ -163,7 +225,12 @@ def _to_utc(value: datetime) -> datetime:
 
 def format_timestamp(value: datetime) -> str:
     """RFC 3339 in UTC with a ``Z``: milliseconds, or microseconds when present."""
-    value = _to_utc(value)
+    if value.tzinfo is not timezone.utc:
+        value = _to_utc(value)
+    if value.year >= 1000:  # four digits: isoformat writes what strftime would
+        if value.microsecond % 1000 == 0:
+            return value.isoformat(timespec="milliseconds")[:23] + "Z"
+        return value.isoformat(timespec="microseconds")[:26] + "Z"
     text = value.strftime("%Y-%m-%dT%H:%M:%S")
     micros = value.microsecond
     frac = f"{micros // 1000:03d}" if micros % 1000 == 0 else f"{micros:06d}"

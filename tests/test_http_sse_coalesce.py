@@ -1,0 +1,193 @@
+"""SSE responses join the events that are already queued into one body message.
+
+`JsonRpcHTTPApp._write_sse` sends, in one ASGI ``http.response.body`` message, every
+event queued when it looks at its queue, and sends them before it waits again: events
+arrive whole and in order, a slow reader still gets all of them, and no event waits for
+a later one. A JSON answer that is ready within a few event-loop turns is written
+without watching the client for a disconnect.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import anyio
+import anyio.lowlevel
+import pytest
+
+from jsonrpc_core import (
+    HTTPServerOptions,
+    JsonRpcHTTPApp,
+    MessageStream,
+    MethodRegistry,
+    Peer,
+    RequestContext,
+    RequestType,
+    SSEDecoder,
+)
+from jsonrpc_core._http_server import _COALESCE_EVENTS
+
+pytestmark = pytest.mark.anyio
+
+TIMEOUT = 10.0
+BURST = RequestType[Any, Any]("burst")
+PAUSE = RequestType[Any, Any]("pause")
+HANDOFF = RequestType[Any, Any]("handoff")
+
+
+def make_app(registry: MethodRegistry, *, json_response: bool = False) -> JsonRpcHTTPApp:
+    async def serve(stream: MessageStream) -> None:
+        await Peer(stream, registry).run()
+
+    return JsonRpcHTTPApp(
+        serve,
+        HTTPServerOptions(
+            path="/rpc",
+            json_response=json_response,
+            streaming_methods=frozenset({"burst", "pause"}),
+        ),
+    )
+
+
+class Post:
+    """One POST through the ASGI interface; records the body messages sent."""
+
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.body = json.dumps(body).encode()
+        self.sent: list[dict[str, Any]] = []
+        self.listens = 0
+        self._read = False
+        self._complete = anyio.Event()
+        self.on_body: Callable[[bytes], Awaitable[None]] | None = None
+
+    async def receive(self) -> dict[str, Any]:
+        if not self._read:
+            self._read = True
+            return {"type": "http.request", "body": self.body, "more_body": False}
+        self.listens += 1
+        await self._complete.wait()
+        return {"type": "http.disconnect"}
+
+    async def send(self, message: Any) -> None:
+        self.sent.append(dict(message))
+        if message["type"] == "http.response.body":
+            if not message.get("more_body", False):
+                self._complete.set()
+            if self.on_body is not None:
+                await self.on_body(message.get("body", b""))
+
+    async def run(self, app: JsonRpcHTTPApp) -> None:
+        scope = {
+            "type": "http",
+            "method": "POST",
+            "path": "/rpc",
+            "query_string": b"",
+            "client": ("127.0.0.1", 50000),
+            "headers": [
+                (b"host", b"127.0.0.1"),
+                (b"content-type", b"application/json"),
+                (b"accept", b"application/json, text/event-stream"),
+            ],
+        }
+        with anyio.fail_after(TIMEOUT):
+            await app(scope, self.receive, self.send)
+
+    @property
+    def bodies(self) -> list[bytes]:
+        return [m.get("body", b"") for m in self.sent if m["type"] == "http.response.body"]
+
+    def results(self) -> list[Any]:
+        decoder = SSEDecoder()
+        events = decoder.feed(b"".join(self.bodies))
+        return [json.loads(event.data)["result"] for event in events]
+
+
+def burst_registry(count: int) -> MethodRegistry:
+    registry = MethodRegistry()
+
+    @registry.method(BURST)
+    async def burst(params: Any, ctx: RequestContext) -> AsyncIterator[int]:
+        async def results() -> AsyncIterator[int]:
+            await anyio.sleep(0.01)  # the response has begun before the burst
+            for i in range(count):
+                yield i  # no scheduling point between results: they queue up
+
+        return results()
+
+    return registry
+
+
+async def test_queued_events_share_one_body_message_whole_and_in_order() -> None:
+    app = make_app(burst_registry(20))
+    post = Post({"jsonrpc": "2.0", "id": 1, "method": "burst"})
+    async with app.running():
+        await post.run(app)
+    assert post.results() == list(range(20))
+    events = [b for b in post.bodies if b"data:" in b]
+    # Queued together, written together: far fewer body messages than events.
+    assert len(events) < 20
+    assert 1 < max(body.count(b"data:") for body in events) <= _COALESCE_EVENTS
+    for body in post.bodies:  # every body message holds whole events only
+        assert body.endswith(b"\n\n") or body == b""
+
+
+async def test_a_slow_reader_still_gets_every_event_in_order() -> None:
+    app = make_app(burst_registry(300))
+    post = Post({"jsonrpc": "2.0", "id": 2, "method": "burst"})
+
+    async def slow(body: bytes) -> None:
+        await anyio.sleep(0.001)
+
+    post.on_body = slow
+    async with app.running():
+        await post.run(app)
+    assert post.results() == list(range(300))
+
+
+async def test_an_event_is_sent_before_the_next_one_exists() -> None:
+    gate = anyio.Event()
+    registry = MethodRegistry()
+
+    @registry.method(PAUSE)
+    async def pause(params: Any, ctx: RequestContext) -> AsyncIterator[str]:
+        async def results() -> AsyncIterator[str]:
+            yield "first"
+            await gate.wait()  # released only once "first" is on the wire
+            yield "second"
+
+        return results()
+
+    app = make_app(registry)
+    post = Post({"jsonrpc": "2.0", "id": 3, "method": "pause"})
+
+    async def release_on_first(body: bytes) -> None:
+        if b'"first"' in body:
+            assert not gate.is_set()
+            gate.set()
+
+    post.on_body = release_on_first
+    async with app.running():
+        await post.run(app)
+    assert gate.is_set()
+    assert post.results() == ["first", "second"]
+
+
+async def test_a_json_answer_from_another_task_needs_no_disconnect_watcher() -> None:
+    registry = MethodRegistry()
+
+    @registry.method(HANDOFF)
+    async def handoff(params: Any, ctx: RequestContext) -> Any:
+        # Answered a turn after the request arrived, as when the work is handed to
+        # another task (A2A runs its agent apart).
+        await anyio.lowlevel.checkpoint()
+        return "ok"
+
+    app = make_app(registry, json_response=True)
+    async with app.running():
+        await Post({"jsonrpc": "2.0", "id": 4, "method": "handoff"}).run(app)  # warm up
+        post = Post({"jsonrpc": "2.0", "id": 5, "method": "handoff"})
+        await post.run(app)
+    assert json.loads(post.bodies[-1])["result"] == "ok"
+    assert post.listens == 0
