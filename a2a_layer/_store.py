@@ -22,11 +22,13 @@ import base64
 import binascii
 import hashlib
 import json
+import weakref
 from abc import ABC, abstractmethod
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from operator import itemgetter
 from typing import Any
 
 from .types import Message, Task, TaskPushNotificationConfig, TaskState
@@ -127,15 +129,18 @@ class InvalidPageToken(ValueError):
     """A page token this store did not issue."""
 
 
-def _timestamp_key(task: Task) -> str:
-    ts = task.status.timestamp
+def _timestamp_text(ts: datetime | None) -> str:
     # Fixed width, so that string order is time order (SQLite compares the same text).
     return "" if ts is None else f"{ts:%Y-%m-%dT%H:%M:%S.%f}"
 
 
+def _timestamp_key(task: Task) -> str:
+    return _timestamp_text(task.status.timestamp)
+
+
 def sort_key(task: Task) -> tuple[str, str]:
     """The ListTasks order key: (status timestamp, id); larger comes first."""
-    return (_timestamp_key(task), task.id)
+    return (_timestamp_text(task.status.timestamp), task.id)
 
 
 def encode_page_token(key: tuple[str, str]) -> str:
@@ -207,61 +212,155 @@ class TaskStore(ABC):
         """Release resources (files, connections); the store is not used afterwards."""
 
 
-def _matches(task: Task, query: TaskQuery) -> bool:
-    if query.context_id is not None and task.context_id != query.context_id:
+def _fits(
+    query: TaskQuery, context_id: str | None, state: TaskState, timestamp: datetime | None
+) -> bool:
+    if query.context_id is not None and context_id != query.context_id:
         return False
-    if query.status is not None and task.status.state is not query.status:
+    if query.status is not None and state is not query.status:
         return False
     if query.status_timestamp_after is not None:
-        ts = task.status.timestamp
-        if ts is None or ts <= query.status_timestamp_after:
+        if timestamp is None or timestamp <= query.status_timestamp_after:
             return False
     return True
 
 
-def page_of(tasks: list[Task], query: TaskQuery) -> TaskPage:
-    """Rule 3 applied to an unordered list of the tenant's tasks."""
-    matching = sorted((t for t in tasks if _matches(t, query)), key=sort_key, reverse=True)
+def _matches(task: Task, query: TaskQuery) -> bool:
+    status = task.status
+    return _fits(query, task.context_id, status.state, status.timestamp)
+
+
+def _page(rows: list[tuple[tuple[str, str], Any]], query: TaskQuery) -> tuple[list[Any], str, int]:
+    """Rule 3 over the matching ``(sort key, item)`` rows of one tenant: the items of the
+    page, the next page token and the number of matches."""
+    rows.sort(key=itemgetter(0), reverse=True)
     start = 0
     if query.page_token:
         after = decode_page_token(query.page_token)
-        start = next((i for i, t in enumerate(matching) if sort_key(t) < after), len(matching))
-    page = matching[start : start + query.page_size]
-    more = start + query.page_size < len(matching)
-    token = encode_page_token(sort_key(page[-1])) if more and page else ""
-    return TaskPage(page, token, len(matching))
+        start = next((i for i, (key, _) in enumerate(rows) if key < after), len(rows))
+    page = rows[start : start + query.page_size]
+    more = start + query.page_size < len(rows)
+    token = encode_page_token(page[-1][0]) if more and page else ""
+    return [item for _, item in page], token, len(rows)
+
+
+def page_of(tasks: list[Task], query: TaskQuery) -> TaskPage:
+    """Rule 3 applied to an unordered list of the tenant's tasks."""
+    rows = [(sort_key(t), t) for t in tasks if _matches(t, query)]
+    page, token, total = _page(rows, query)
+    return TaskPage(page, token, total)
+
+
+class _Packed:
+    """A settled task as the JSON `SQLiteTaskStore` keeps (about a tenth of the model's
+    memory), with what ListTasks filters and orders on.
+
+    Only tasks that wait (terminal, or interrupted until the client answers) are packed:
+    one that is running is saved again at each event and stays a model. While the model
+    it was packed from is alive elsewhere (the runtime answering the call that settled
+    it), a read returns that model instead of decoding a copy.
+    """
+
+    __slots__ = ("body", "context_id", "model", "state", "timestamp")
+
+    def __init__(self, task: Task) -> None:
+        # What `model_dump_json` does, without decoding the bytes to a str.
+        self.body: bytes = task.__pydantic_serializer__.to_json(
+            task, by_alias=True, exclude_none=True
+        )
+        status = task.status
+        self.context_id = task.context_id
+        self.state = status.state
+        self.timestamp = status.timestamp
+        self.model: weakref.ref[Task] | None = weakref.ref(task)
+
+    def live(self) -> Task | None:
+        """The model this was packed from, if it is still alive."""
+        model = self.model
+        return None if model is None else model()
+
+    def task(self) -> Task:
+        """The task: the live model, or a new one read from the JSON."""
+        live = self.live()
+        return Task.model_validate_json(self.body) if live is None else live
+
+
+_NO_TASKS: dict[str, Task | _Packed] = {}
+"""What a tenant without tasks has (never written to)."""
+
+_RECENT = 64
+"""At most this many packed tasks keep a reference to their model (the newest ones)."""
+
+
+def _settled(task: Task) -> bool:
+    state = task.status.state
+    return state.is_terminal or state.is_interrupted
 
 
 class InMemoryTaskStore(TaskStore):
     """A `TaskStore` in process memory: fast, and gone when the process ends.
 
     At most ``max_messages`` message ids are remembered for deduplication (oldest
-    forgotten first).
+    forgotten first). A task saved in a terminal or interrupted state is kept as its
+    JSON and read back as an equal `Task` (as from `SQLiteTaskStore`; the model saved
+    while it is still in use elsewhere); a running task is kept as the model saved.
     """
 
     def __init__(self, *, max_messages: int = 100_000) -> None:
-        self._tasks: dict[tuple[str, str], Task] = {}
-        self._messages: OrderedDict[tuple[str, str], MessageRecord] = OrderedDict()
+        # Per tenant, then per id: ListTasks reads one tenant's tasks only.
+        self._tasks: dict[str, dict[str, Task | _Packed]] = {}
+        # A message that led to a task is remembered as the task id alone.
+        self._messages: OrderedDict[tuple[str, str], str | MessageRecord] = OrderedDict()
         self._push: dict[tuple[str, str], dict[str, TaskPushNotificationConfig]] = {}
+        self._recent: deque[_Packed] = deque()
         self.max_messages = max_messages
 
     async def get_task(self, task_id: str, *, tenant: str = "") -> Task | None:
-        return self._tasks.get((tenant, task_id))
+        entry = self._tasks.get(tenant, _NO_TASKS).get(task_id)
+        return entry.task() if isinstance(entry, _Packed) else entry
 
     async def save_task(self, task: Task, *, tenant: str = "") -> None:
-        self._tasks[(tenant, task.id)] = task
+        tasks = self._tasks.get(tenant)
+        if tasks is None:
+            tasks = self._tasks[tenant] = {}
+        if not _settled(task):
+            tasks[task.id] = task
+            return
+        try:
+            packed = tasks[task.id] = _Packed(task)
+        except ValueError:  # a value JSON cannot hold (PydanticSerializationError)
+            tasks[task.id] = task
+            return
+        # Drop the references of older packed tasks whose model is gone (or past the
+        # newest `_RECENT`), so that a stored task costs no more than its JSON.
+        recent = self._recent
+        recent.append(packed)
+        while recent and (len(recent) > _RECENT or recent[0].live() is None):
+            recent.popleft().model = None
 
     async def list_tasks(self, query: TaskQuery) -> TaskPage:
-        tasks = [t for (tenant, _), t in self._tasks.items() if tenant == query.tenant]
-        return page_of(tasks, query)
+        rows: list[tuple[tuple[str, str], Task | _Packed]] = []
+        for task_id, entry in self._tasks.get(query.tenant, _NO_TASKS).items():
+            if isinstance(entry, _Packed):
+                context_id, state, timestamp = entry.context_id, entry.state, entry.timestamp
+            else:
+                status = entry.status
+                context_id, state, timestamp = entry.context_id, status.state, status.timestamp
+            if _fits(query, context_id, state, timestamp):
+                rows.append(((_timestamp_text(timestamp), task_id), entry))
+        page, token, total = _page(rows, query)
+        tasks = [e.task() if isinstance(e, _Packed) else e for e in page]
+        return TaskPage(tasks, token, total)
 
     async def get_message(self, message_id: str, *, tenant: str = "") -> MessageRecord | None:
-        return self._messages.get((tenant, message_id))
+        record = self._messages.get((tenant, message_id))
+        return MessageRecord(task_id=record) if isinstance(record, str) else record
 
     async def save_message(
         self, message_id: str, record: MessageRecord, *, tenant: str = ""
     ) -> None:
-        self._messages[(tenant, message_id)] = record
+        kept = record.task_id if record.reply is None and record.task_id is not None else record
+        self._messages[(tenant, message_id)] = kept
         while len(self._messages) > self.max_messages:
             self._messages.popitem(last=False)
 

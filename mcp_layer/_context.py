@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -14,31 +15,17 @@ import pydantic
 from jsonrpc_core import InvalidParams, LocalError, RequestContext, RequestType
 
 from ._errors import MissingRequiredClientCapability
-from ._methods import (
-    ELICITATION_CREATE,
-    NOTIFICATIONS_MESSAGE,
-    NOTIFICATIONS_PROGRESS,
-    ROOTS_LIST,
-    SAMPLING_CREATE_MESSAGE,
-)
+from ._methods import NOTIFICATIONS_MESSAGE, NOTIFICATIONS_PROGRESS
 from ._mrtr import InputRequiredSignal, InputRound
 from .types import (
     LOGGING_LEVELS,
     ClientCapabilities,
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    ElicitRequestFormParams,
-    ElicitRequestURLParams,
-    ElicitResult,
     Implementation,
-    ListRootsResult,
     LoggingLevel,
     LoggingMessageNotificationParams,
     MCPModel,
     ProgressNotificationParams,
     RequestParams,
-    Root,
-    SamplingMessage,
     TextContent,
 )
 
@@ -46,6 +33,11 @@ if TYPE_CHECKING:
     from ._era import RequestScope
     from ._session import ServerSession
     from ._tasks import TaskRecord
+
+    # Elicitation, sampling and roots load when a function first asks for one of them.
+    from ._types._elicitation import ElicitResult
+    from ._types._roots import ListRootsResult, Root
+    from ._types._sampling import CreateMessageResult, SamplingMessage
 
 __all__ = ["Context", "InputRequest"]
 
@@ -77,6 +69,9 @@ class InputRequest:
             requested.pop("title", None)
         else:
             requested = dict(schema)
+        from ._methods import ELICITATION_CREATE
+        from ._types._elicitation import ElicitRequestFormParams
+
         params = ElicitRequestFormParams.model_validate(
             {"mode": "form", "message": message, "requestedSchema": requested}
         )
@@ -85,6 +80,9 @@ class InputRequest:
     @classmethod
     def elicit_url(cls, message: str, url: str, elicitation_id: str = "") -> InputRequest:
         """URL-mode elicitation (``elicitation_id`` exists in 2025-11-25 only)."""
+        from ._methods import ELICITATION_CREATE
+        from ._types._elicitation import ElicitRequestURLParams
+
         params = ElicitRequestURLParams(
             mode="url", message=message, url=url, elicitation_id=elicitation_id
         )
@@ -100,6 +98,9 @@ class InputRequest:
         **params: Any,
     ) -> InputRequest:
         """A completion from the client's model (``sampling/createMessage``)."""
+        from ._methods import SAMPLING_CREATE_MESSAGE
+        from ._types._sampling import CreateMessageRequestParams, SamplingMessage
+
         if isinstance(messages, str):
             messages = [SamplingMessage(role="user", content=TextContent(text=messages))]
         request = CreateMessageRequestParams(
@@ -110,12 +111,14 @@ class InputRequest:
     @classmethod
     def roots(cls) -> InputRequest:
         """The client's roots (``roots/list``)."""
+        from ._methods import ROOTS_LIST
+
         return cls(ROOTS_LIST, RequestParams(), "roots")
 
     def wire(self, *, modern: bool) -> dict[str, Any]:
         """``{"method", "params"}`` as an entry of ``inputRequests``."""
         params = self.params.model_dump(by_alias=True, exclude_none=True, mode="json")
-        if modern and isinstance(self.params, ElicitRequestURLParams):
+        if modern and self.kind == "elicitation" and _is_url_mode(self.params):
             params.pop("elicitationId", None)  # removed in 2026-07-28
         return {"method": self.method, "params": params}
 
@@ -125,14 +128,14 @@ class InputRequest:
             return None if declared.roots is not None else {"roots": {}}
         if self.kind == "sampling":
             sampling = declared.sampling
-            assert isinstance(self.params, CreateMessageRequestParams)
             if sampling is None:
                 return {"sampling": {}}
-            if (self.params.tools or self.params.tool_choice) and sampling.tools is None:
+            params: Any = self.params  # a CreateMessageRequestParams
+            if (params.tools or params.tool_choice) and sampling.tools is None:
                 return {"sampling": {"tools": {}}}
             return None
         elicitation = declared.elicitation
-        if isinstance(self.params, ElicitRequestURLParams):
+        if _is_url_mode(self.params):
             ok = elicitation is not None and elicitation.supports_url
             return None if ok else {"elicitation": {"url": {}}}
         ok = elicitation is not None and elicitation.supports_form
@@ -379,7 +382,7 @@ class Context:
         if missing is not None and not self.session.stateless:
             feature = request.kind
             if request.kind == "elicitation":
-                mode = "url" if isinstance(request.params, ElicitRequestURLParams) else "form"
+                mode = "url" if _is_url_mode(request.params) else "form"
                 feature = f"{mode}-mode elicitation"
             elif "tools" in missing.get("sampling", {}):
                 feature = "sampling with tools"
@@ -480,3 +483,10 @@ class Context:
         if inputs is not None:
             inputs.steps[key] = value
         return value
+
+
+def _is_url_mode(params: MCPModel) -> bool:
+    """Whether ``params`` are those of a URL-mode elicitation (no import when the
+    elicitation models were never loaded: then they cannot be)."""
+    module = sys.modules.get("mcp_layer._types._elicitation")
+    return module is not None and isinstance(params, module.ElicitRequestURLParams)

@@ -81,9 +81,6 @@ MODERN_METHODS = frozenset(
 )
 """Requests a 2026-07-28 server answers (the tasks methods only with the extension)."""
 
-_capabilities_adapter = pydantic.TypeAdapter(ClientCapabilities)
-_implementation_adapter = pydantic.TypeAdapter(Implementation)
-
 
 def envelope_of(params: Any) -> dict[str, Any] | None:
     """The ``_meta`` of ``params`` if it carries any envelope key, else ``None``."""
@@ -156,7 +153,7 @@ class RequestScope:
         meta: dict[str, Any] = params["_meta"]
         raw = meta[CLIENT_CAPABILITIES_META_KEY]
         try:
-            capabilities = _capabilities_adapter.validate_python(raw)
+            capabilities = ClientCapabilities.model_validate(raw)
         except pydantic.ValidationError:
             raise InvalidParams(
                 f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} is not a ClientCapabilities"
@@ -165,7 +162,7 @@ class RequestScope:
         raw_info = meta.get(CLIENT_INFO_META_KEY)
         if raw_info is not None:
             try:
-                info = _implementation_adapter.validate_python(raw_info)
+                info = Implementation.model_validate(raw_info)
             except pydantic.ValidationError:
                 info = None  # self-reported and for display only: never a reason to refuse
         level = meta.get(LOG_LEVEL_META_KEY)

@@ -28,13 +28,15 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pydantic
 
 from jsonrpc_core import STANDARD_ERRORS, ErrorTable, ServerError
 
-from ._types._elicitation import ElicitRequestURLParams, URLElicitationRequiredErrorData
+if TYPE_CHECKING:
+    # Loaded where used: a server that never elicits never loads the elicitation models.
+    from ._types._elicitation import ElicitRequestURLParams
 
 __all__ = [
     "HEADER_MISMATCH",
@@ -110,12 +112,16 @@ class URLElicitationRequired(ServerError):
         cls, elicitations: Sequence[ElicitRequestURLParams], message: str | None = None
     ) -> URLElicitationRequired:
         """The error listing ``elicitations`` in its data, as the schema requires."""
+        from ._types._elicitation import URLElicitationRequiredErrorData
+
         data = URLElicitationRequiredErrorData(elicitations=list(elicitations))
         return cls(message, data.model_dump(by_alias=True, exclude_none=True, mode="json"))
 
     @property
     def elicitations(self) -> list[ElicitRequestURLParams]:
         """The elicitations in ``data``; empty if the peer sent none or a malformed list."""
+        from ._types._elicitation import URLElicitationRequiredErrorData
+
         data: Any = self.data if self.has_data else None
         try:
             return URLElicitationRequiredErrorData.model_validate(data).elicitations

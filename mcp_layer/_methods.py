@@ -32,9 +32,10 @@ MCP's own error codes are in `mcp_layer._errors.MCP_ERRORS`; give it to MCP peer
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, TypeVar, cast
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 from jsonrpc_core import NotificationType, RequestType
 
@@ -46,13 +47,6 @@ from ._types._base import (
     Result,
 )
 from ._types._completion import CompleteRequestParams, CompleteResult
-from ._types._elicitation import (
-    ElicitationCompleteNotificationParams,
-    ElicitRequestFormParams,
-    ElicitRequestParams,
-    ElicitRequestURLParams,
-    ElicitResult,
-)
 from ._types._lifecycle import InitializeRequestParams, InitializeResult
 from ._types._logging import LoggingMessageNotificationParams, SetLevelRequestParams
 from ._types._modern import (
@@ -70,27 +64,35 @@ from ._types._resources import (
     SubscribeRequestParams,
     UnsubscribeRequestParams,
 )
-from ._types._roots import ListRootsResult
-from ._types._sampling import CreateMessageRequestParams, CreateMessageResult
-from ._types._tasks import (
-    CancelTaskRequestParams,
-    CancelTaskResult,
-    CreateTaskResult,
-    GetTaskPayloadRequestParams,
-    GetTaskPayloadResult,
-    GetTaskRequestParams,
-    GetTaskResult,
-    ListTasksResult,
-    TaskStatusNotificationParams,
-)
-from ._types._tasks_ext import (
-    DetailedTask,
-    TaskIdParams,
-    TaskStatusNotificationParamsV2,
-    UpdateTaskRequestParams,
-)
 from ._types._tools import CallToolRequestParams, CallToolResult, ListToolsResult
 from ._types._utilities import CancelledNotificationParams, ProgressNotificationParams
+
+if TYPE_CHECKING:
+    from ._types._elicitation import (
+        ElicitationCompleteNotificationParams,
+        ElicitRequestFormParams,
+        ElicitRequestURLParams,
+        ElicitResult,
+    )
+    from ._types._roots import ListRootsResult
+    from ._types._sampling import CreateMessageRequestParams, CreateMessageResult
+    from ._types._tasks import (
+        CancelTaskRequestParams,
+        CancelTaskResult,
+        CreateTaskResult,
+        GetTaskPayloadRequestParams,
+        GetTaskPayloadResult,
+        GetTaskRequestParams,
+        GetTaskResult,
+        ListTasksResult,
+        TaskStatusNotificationParams,
+    )
+    from ._types._tasks_ext import (
+        DetailedTask,
+        TaskIdParams,
+        TaskStatusNotificationParamsV2,
+        UpdateTaskRequestParams,
+    )
 
 __all__ = [
     "CLIENT_NOTIFICATIONS",
@@ -144,23 +146,12 @@ __all__ = [
 
 _D = TypeVar("_D", RequestType[Any, Any], NotificationType[Any])
 
-# `ElicitRequestParams` is a discriminated union (an ``Annotated`` form, not a class); the
-# cast and the annotations below give its descriptors the union of its members as params.
-_ElicitParams = cast("type[ElicitRequestFormParams | ElicitRequestURLParams]", ElicitRequestParams)
-
 # --- both directions ---------------------------------------------------------------------
 
 PING = RequestType("ping", RequestParams, EmptyResult)
-TASKS_GET = RequestType("tasks/get", GetTaskRequestParams, GetTaskResult)
-TASKS_RESULT = RequestType("tasks/result", GetTaskPayloadRequestParams, GetTaskPayloadResult)
-TASKS_LIST = RequestType("tasks/list", PaginatedRequestParams, ListTasksResult)
-TASKS_CANCEL = RequestType("tasks/cancel", CancelTaskRequestParams, CancelTaskResult)
 
 NOTIFICATIONS_CANCELLED = NotificationType("notifications/cancelled", CancelledNotificationParams)
 NOTIFICATIONS_PROGRESS = NotificationType("notifications/progress", ProgressNotificationParams)
-NOTIFICATIONS_TASKS_STATUS = NotificationType(
-    "notifications/tasks/status", TaskStatusNotificationParams
-)
 
 # --- client -> server --------------------------------------------------------------------
 
@@ -186,13 +177,6 @@ NOTIFICATIONS_ROOTS_LIST_CHANGED = NotificationType(
 
 # --- server -> client --------------------------------------------------------------------
 
-SAMPLING_CREATE_MESSAGE = RequestType(
-    "sampling/createMessage", CreateMessageRequestParams, CreateMessageResult
-)
-ELICITATION_CREATE: RequestType[ElicitRequestFormParams | ElicitRequestURLParams, ElicitResult]
-ELICITATION_CREATE = RequestType("elicitation/create", _ElicitParams, ElicitResult)
-ROOTS_LIST = RequestType("roots/list", RequestParams, ListRootsResult)
-
 NOTIFICATIONS_MESSAGE = NotificationType("notifications/message", LoggingMessageNotificationParams)
 NOTIFICATIONS_RESOURCES_UPDATED = NotificationType(
     "notifications/resources/updated", ResourceUpdatedNotificationParams
@@ -206,9 +190,6 @@ NOTIFICATIONS_TOOLS_LIST_CHANGED = NotificationType(
 NOTIFICATIONS_PROMPTS_LIST_CHANGED = NotificationType(
     "notifications/prompts/list_changed", NotificationParams
 )
-NOTIFICATIONS_ELICITATION_COMPLETE = NotificationType(
-    "notifications/elicitation/complete", ElicitationCompleteNotificationParams
-)
 
 # --- 2026-07-28 -------------------------------------------------------------------------
 
@@ -217,21 +198,6 @@ SUBSCRIPTIONS_LISTEN = RequestType("subscriptions/listen", SubscriptionsListenRe
 NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED = NotificationType(
     "notifications/subscriptions/acknowledged", SubscriptionsAcknowledgedNotificationParams
 )
-TASKS_GET_V2 = RequestType("tasks/get", TaskIdParams, DetailedTask)
-TASKS_UPDATE = RequestType("tasks/update", UpdateTaskRequestParams, Result)
-TASKS_CANCEL_V2 = RequestType("tasks/cancel", TaskIdParams, Result)
-NOTIFICATIONS_TASKS = NotificationType("notifications/tasks", TaskStatusNotificationParamsV2)
-
-# --- task-augmented variants (same methods, result is a CreateTaskResult) ----------------
-
-TOOLS_CALL_TASK = RequestType("tools/call", CallToolRequestParams, CreateTaskResult)
-SAMPLING_CREATE_MESSAGE_TASK = RequestType(
-    "sampling/createMessage", CreateMessageRequestParams, CreateTaskResult
-)
-ELICITATION_CREATE_TASK: RequestType[
-    ElicitRequestFormParams | ElicitRequestURLParams, CreateTaskResult
-]
-ELICITATION_CREATE_TASK = RequestType("elicitation/create", _ElicitParams, CreateTaskResult)
 
 
 def _table(descriptors: Iterable[_D]) -> Mapping[str, _D]:
@@ -239,93 +205,237 @@ def _table(descriptors: Iterable[_D]) -> Mapping[str, _D]:
     return MappingProxyType(table)
 
 
-CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]] = _table(
-    [
-        INITIALIZE,
-        PING,
-        TOOLS_LIST,
-        TOOLS_CALL,
-        RESOURCES_LIST,
-        RESOURCES_TEMPLATES_LIST,
-        RESOURCES_READ,
-        RESOURCES_SUBSCRIBE,
-        RESOURCES_UNSUBSCRIBE,
-        PROMPTS_LIST,
-        PROMPTS_GET,
-        COMPLETION_COMPLETE,
-        LOGGING_SET_LEVEL,
-        TASKS_GET,
-        TASKS_RESULT,
-        TASKS_LIST,
-        TASKS_CANCEL,
+# --- built on first use ------------------------------------------------------------------
+#
+# The tasks methods (2025-11-25 and the 2026 extension), the requests a server sends
+# (sampling, elicitation, roots), the task-augmented variants and the tables that list
+# them: their models load with the first of these names asked for (PEP 562), so that a
+# server that never uses them never loads them.
+
+if TYPE_CHECKING:
+    TASKS_GET: RequestType[GetTaskRequestParams, GetTaskResult]
+    TASKS_RESULT: RequestType[GetTaskPayloadRequestParams, GetTaskPayloadResult]
+    TASKS_LIST: RequestType[PaginatedRequestParams, ListTasksResult]
+    TASKS_CANCEL: RequestType[CancelTaskRequestParams, CancelTaskResult]
+    NOTIFICATIONS_TASKS_STATUS: NotificationType[TaskStatusNotificationParams]
+    CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]]
+    """Requests a client sends and a server answers, by method name."""
+    CLIENT_NOTIFICATIONS: Mapping[str, NotificationType[Any]]
+    """Notifications a client sends, by method name."""
+    SAMPLING_CREATE_MESSAGE: RequestType[CreateMessageRequestParams, CreateMessageResult]
+    ELICITATION_CREATE: RequestType[ElicitRequestFormParams | ElicitRequestURLParams, ElicitResult]
+    ROOTS_LIST: RequestType[RequestParams, ListRootsResult]
+    NOTIFICATIONS_ELICITATION_COMPLETE: NotificationType[ElicitationCompleteNotificationParams]
+    TASKS_GET_V2: RequestType[TaskIdParams, DetailedTask]
+    TASKS_UPDATE: RequestType[UpdateTaskRequestParams, Result]
+    TASKS_CANCEL_V2: RequestType[TaskIdParams, Result]
+    NOTIFICATIONS_TASKS: NotificationType[TaskStatusNotificationParamsV2]
+    TOOLS_CALL_TASK: RequestType[CallToolRequestParams, CreateTaskResult]
+    SAMPLING_CREATE_MESSAGE_TASK: RequestType[CreateMessageRequestParams, CreateTaskResult]
+    ELICITATION_CREATE_TASK: RequestType[
+        ElicitRequestFormParams | ElicitRequestURLParams, CreateTaskResult
     ]
-)
-"""Requests a client sends and a server answers, by method name."""
+    SERVER_REQUESTS: Mapping[str, RequestType[Any, Any]]
+    """Requests a server sends and a client answers, by method name."""
+    SERVER_NOTIFICATIONS: Mapping[str, NotificationType[Any]]
+    """Notifications a server sends, by method name."""
+    TASK_AUGMENTED_REQUESTS: Mapping[str, RequestType[Any, CreateTaskResult]]
+    """The task-augmentable requests, by method name, with `CreateTaskResult` as result."""
+    MODERN_CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]]
+    """Requests a 2026-07-28 client sends and a server answers (tasks: with the extension).
 
-SERVER_REQUESTS: Mapping[str, RequestType[Any, Any]] = _table(
-    [
-        PING,
-        SAMPLING_CREATE_MESSAGE,
-        ELICITATION_CREATE,
-        ROOTS_LIST,
-        TASKS_GET,
-        TASKS_RESULT,
-        TASKS_LIST,
-        TASKS_CANCEL,
-    ]
-)
-"""Requests a server sends and a client answers, by method name."""
+    ``tools/call``, ``prompts/get`` and ``resources/read`` may answer with an
+    ``InputRequiredResult`` instead of their result type, and ``tools/call`` with a
+    ``CreateTaskResultV2`` under the tasks extension."""
 
-CLIENT_NOTIFICATIONS: Mapping[str, NotificationType[Any]] = _table(
-    [
-        NOTIFICATIONS_INITIALIZED,
-        NOTIFICATIONS_CANCELLED,
-        NOTIFICATIONS_PROGRESS,
-        NOTIFICATIONS_ROOTS_LIST_CHANGED,
-        NOTIFICATIONS_TASKS_STATUS,
-    ]
-)
-"""Notifications a client sends, by method name."""
 
-SERVER_NOTIFICATIONS: Mapping[str, NotificationType[Any]] = _table(
-    [
-        NOTIFICATIONS_CANCELLED,
-        NOTIFICATIONS_PROGRESS,
-        NOTIFICATIONS_MESSAGE,
-        NOTIFICATIONS_RESOURCES_UPDATED,
-        NOTIFICATIONS_RESOURCES_LIST_CHANGED,
-        NOTIFICATIONS_TOOLS_LIST_CHANGED,
-        NOTIFICATIONS_PROMPTS_LIST_CHANGED,
-        NOTIFICATIONS_ELICITATION_COMPLETE,
-        NOTIFICATIONS_TASKS_STATUS,
-    ]
-)
-"""Notifications a server sends, by method name."""
+def _build_deferred() -> dict[str, Any]:
+    from ._types._elicitation import (
+        ElicitationCompleteNotificationParams,
+        ElicitRequestParams,
+        ElicitResult,
+    )
+    from ._types._roots import ListRootsResult
+    from ._types._sampling import CreateMessageRequestParams, CreateMessageResult
+    from ._types._tasks import (
+        CancelTaskRequestParams,
+        CancelTaskResult,
+        CreateTaskResult,
+        GetTaskPayloadRequestParams,
+        GetTaskPayloadResult,
+        GetTaskRequestParams,
+        GetTaskResult,
+        ListTasksResult,
+        TaskStatusNotificationParams,
+    )
+    from ._types._tasks_ext import (
+        DetailedTask,
+        TaskIdParams,
+        TaskStatusNotificationParamsV2,
+        UpdateTaskRequestParams,
+    )
 
-TASK_AUGMENTED_REQUESTS: Mapping[str, RequestType[Any, CreateTaskResult]] = _table(
-    [TOOLS_CALL_TASK, SAMPLING_CREATE_MESSAGE_TASK, ELICITATION_CREATE_TASK]
-)
-"""The task-augmentable requests, by method name, with `CreateTaskResult` as result."""
+    # `ElicitRequestParams` is a discriminated union (an ``Annotated`` form, not a class);
+    # the cast gives its descriptors the union of its members as params.
+    elicit_params = cast(
+        "type[ElicitRequestFormParams | ElicitRequestURLParams]", ElicitRequestParams
+    )
+    # Both directions: tasks (2025-11-25).
+    tasks_get = RequestType("tasks/get", GetTaskRequestParams, GetTaskResult)
+    tasks_result = RequestType("tasks/result", GetTaskPayloadRequestParams, GetTaskPayloadResult)
+    tasks_list = RequestType("tasks/list", PaginatedRequestParams, ListTasksResult)
+    tasks_cancel = RequestType("tasks/cancel", CancelTaskRequestParams, CancelTaskResult)
+    tasks_status = NotificationType("notifications/tasks/status", TaskStatusNotificationParams)
+    # Server -> client.
+    sampling = RequestType(
+        "sampling/createMessage", CreateMessageRequestParams, CreateMessageResult
+    )
+    elicitation = RequestType("elicitation/create", elicit_params, ElicitResult)
+    roots = RequestType("roots/list", RequestParams, ListRootsResult)
+    elicitation_complete = NotificationType(
+        "notifications/elicitation/complete", ElicitationCompleteNotificationParams
+    )
+    # 2026-07-28, the tasks extension.
+    tasks_get_v2 = RequestType("tasks/get", TaskIdParams, DetailedTask)
+    tasks_update = RequestType("tasks/update", UpdateTaskRequestParams, Result)
+    tasks_cancel_v2 = RequestType("tasks/cancel", TaskIdParams, Result)
+    notifications_tasks = NotificationType("notifications/tasks", TaskStatusNotificationParamsV2)
+    # Task-augmented variants (same methods, result is a CreateTaskResult).
+    tools_call_task = RequestType("tools/call", CallToolRequestParams, CreateTaskResult)
+    sampling_task = RequestType(
+        "sampling/createMessage", CreateMessageRequestParams, CreateTaskResult
+    )
+    elicitation_task = RequestType("elicitation/create", elicit_params, CreateTaskResult)
+    return {
+        "TASKS_GET": tasks_get,
+        "TASKS_RESULT": tasks_result,
+        "TASKS_LIST": tasks_list,
+        "TASKS_CANCEL": tasks_cancel,
+        "NOTIFICATIONS_TASKS_STATUS": tasks_status,
+        "CLIENT_REQUESTS": _table(
+            [
+                INITIALIZE,
+                PING,
+                TOOLS_LIST,
+                TOOLS_CALL,
+                RESOURCES_LIST,
+                RESOURCES_TEMPLATES_LIST,
+                RESOURCES_READ,
+                RESOURCES_SUBSCRIBE,
+                RESOURCES_UNSUBSCRIBE,
+                PROMPTS_LIST,
+                PROMPTS_GET,
+                COMPLETION_COMPLETE,
+                LOGGING_SET_LEVEL,
+                tasks_get,
+                tasks_result,
+                tasks_list,
+                tasks_cancel,
+            ]
+        ),
+        "CLIENT_NOTIFICATIONS": _table(
+            [
+                NOTIFICATIONS_INITIALIZED,
+                NOTIFICATIONS_CANCELLED,
+                NOTIFICATIONS_PROGRESS,
+                NOTIFICATIONS_ROOTS_LIST_CHANGED,
+                tasks_status,
+            ]
+        ),
+        "SAMPLING_CREATE_MESSAGE": sampling,
+        "ELICITATION_CREATE": elicitation,
+        "ROOTS_LIST": roots,
+        "NOTIFICATIONS_ELICITATION_COMPLETE": elicitation_complete,
+        "TASKS_GET_V2": tasks_get_v2,
+        "TASKS_UPDATE": tasks_update,
+        "TASKS_CANCEL_V2": tasks_cancel_v2,
+        "NOTIFICATIONS_TASKS": notifications_tasks,
+        "TOOLS_CALL_TASK": tools_call_task,
+        "SAMPLING_CREATE_MESSAGE_TASK": sampling_task,
+        "ELICITATION_CREATE_TASK": elicitation_task,
+        "SERVER_REQUESTS": _table(
+            [
+                PING,
+                sampling,
+                elicitation,
+                roots,
+                tasks_get,
+                tasks_result,
+                tasks_list,
+                tasks_cancel,
+            ]
+        ),
+        "SERVER_NOTIFICATIONS": _table(
+            [
+                NOTIFICATIONS_CANCELLED,
+                NOTIFICATIONS_PROGRESS,
+                NOTIFICATIONS_MESSAGE,
+                NOTIFICATIONS_RESOURCES_UPDATED,
+                NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+                NOTIFICATIONS_TOOLS_LIST_CHANGED,
+                NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+                elicitation_complete,
+                tasks_status,
+            ]
+        ),
+        "TASK_AUGMENTED_REQUESTS": _table([tools_call_task, sampling_task, elicitation_task]),
+        "MODERN_CLIENT_REQUESTS": _table(
+            [
+                SERVER_DISCOVER,
+                SUBSCRIPTIONS_LISTEN,
+                TOOLS_LIST,
+                TOOLS_CALL,
+                RESOURCES_LIST,
+                RESOURCES_TEMPLATES_LIST,
+                RESOURCES_READ,
+                PROMPTS_LIST,
+                PROMPTS_GET,
+                COMPLETION_COMPLETE,
+                tasks_get_v2,
+                tasks_update,
+                tasks_cancel_v2,
+            ]
+        ),
+    }
 
-MODERN_CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]] = _table(
-    [
-        SERVER_DISCOVER,
-        SUBSCRIPTIONS_LISTEN,
-        TOOLS_LIST,
-        TOOLS_CALL,
-        RESOURCES_LIST,
-        RESOURCES_TEMPLATES_LIST,
-        RESOURCES_READ,
-        PROMPTS_LIST,
-        PROMPTS_GET,
-        COMPLETION_COMPLETE,
-        TASKS_GET_V2,
-        TASKS_UPDATE,
-        TASKS_CANCEL_V2,
-    ]
-)
-"""Requests a 2026-07-28 client sends and a server answers (tasks: with the extension).
 
-``tools/call``, ``prompts/get`` and ``resources/read`` may answer with an
-``InputRequiredResult`` instead of their result type, and ``tools/call`` with a
-``CreateTaskResultV2`` under the tasks extension."""
+_DEFERRED = frozenset(
+    {
+        "TASKS_GET",
+        "TASKS_RESULT",
+        "TASKS_LIST",
+        "TASKS_CANCEL",
+        "NOTIFICATIONS_TASKS_STATUS",
+        "CLIENT_REQUESTS",
+        "CLIENT_NOTIFICATIONS",
+        "SAMPLING_CREATE_MESSAGE",
+        "ELICITATION_CREATE",
+        "ROOTS_LIST",
+        "NOTIFICATIONS_ELICITATION_COMPLETE",
+        "TASKS_GET_V2",
+        "TASKS_UPDATE",
+        "TASKS_CANCEL_V2",
+        "NOTIFICATIONS_TASKS",
+        "TOOLS_CALL_TASK",
+        "SAMPLING_CREATE_MESSAGE_TASK",
+        "ELICITATION_CREATE_TASK",
+        "SERVER_REQUESTS",
+        "SERVER_NOTIFICATIONS",
+        "TASK_AUGMENTED_REQUESTS",
+        "MODERN_CLIENT_REQUESTS",
+    }
+)
+
+_deferred_lock = threading.Lock()
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _DEFERRED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    # Built once, all together, under a lock (threads may race here): each descriptor
+    # is one object wherever it is listed.
+    namespace = globals()
+    with _deferred_lock:
+        if name not in namespace:
+            namespace.update(_build_deferred())
+    return namespace[name]

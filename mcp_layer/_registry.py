@@ -75,6 +75,9 @@ class ToolEntry:
             icons=icons,
             meta=meta,
         )
+        # The model keeps a copy of each schema's top-level dict: share it, not two.
+        signature.input_schema = tool.input_schema
+        signature.output_schema = tool.output_schema
         return cls(tool, signature, run_in_thread, task_support, task_start)
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import dataclasses
-import mimetypes
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,7 +52,10 @@ class _Media:
             if self.path is None:
                 raise ValueError("give data or a path")
             raw = Path(self.path).read_bytes()
-            mime = mime or mimetypes.guess_type(str(self.path))[0]
+            if not mime:
+                import mimetypes  # ~60 KiB, for files only
+
+                mime = mimetypes.guess_type(str(self.path))[0]
         return base64.b64encode(raw).decode("ascii"), mime or default
 
 

@@ -26,7 +26,6 @@ from ._registry import (
 )
 from ._session import ServerSession, decode_cursor, encode_cursor
 from ._subscriptions import ChangeEvent, InMemorySubscriptionBus, SubscriptionBus
-from ._tasks import TaskManager
 from .types import (
     TASKS_EXTENSION,
     Annotations,
@@ -44,7 +43,7 @@ from .types import (
 
 if TYPE_CHECKING:
     # The HTTP server modules load only when `asgi_app` is called: a stdio server
-    # never imports them.
+    # never imports them; the tasks extension, when a tool declares ``task_support``.
     from jsonrpc_core import (
         BearerAuth,
         EventStore,
@@ -53,6 +52,8 @@ if TYPE_CHECKING:
         OriginPolicy,
         Route,
     )
+
+    from ._tasks import TaskManager
 
 __all__ = ["MCPServer"]
 
@@ -209,6 +210,8 @@ class MCPServer:
         options.setdefault("run_in_thread", False)
         entry = ToolEntry.build(func, **options)
         if entry.task_support is not None and self.tasks is None:
+            from ._tasks import TaskManager
+
             self.tasks = TaskManager()
         self.tools[entry.tool.name] = entry
         return entry

@@ -64,7 +64,6 @@ from ._methods import (
     NOTIFICATIONS_RESOURCES_UPDATED,
     NOTIFICATIONS_ROOTS_LIST_CHANGED,
     NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
-    NOTIFICATIONS_TASKS,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
     PING,
     PROMPTS_GET,
@@ -671,6 +670,8 @@ def _change_notification(event: ChangeEvent, meta: dict[str, Any]) -> tuple[Any,
     params = dict(event.task or {})
     params.pop("resultType", None)
     params["_meta"] = {**params.get("_meta", {}), **meta}
+    from ._methods import NOTIFICATIONS_TASKS  # the tasks extension's: loaded on first use
+
     return NOTIFICATIONS_TASKS, params
 
 

@@ -14,6 +14,8 @@ both forms. See `mcp_layer._types._base` for the rules every model keeps.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 from ._types._base import (
     CacheableResult,
     CacheScope,
@@ -73,29 +75,6 @@ from ._types._content import (
     UnknownContent,
     content_discriminator,
 )
-from ._types._elicitation import (
-    BooleanSchema,
-    ElicitAction,
-    ElicitationCompleteNotificationParams,
-    ElicitRequestedSchema,
-    ElicitRequestFormParams,
-    ElicitRequestParams,
-    ElicitRequestURLParams,
-    ElicitResult,
-    ElicitValue,
-    EnumOption,
-    LegacyTitledEnumSchema,
-    NumberSchema,
-    PrimitiveSchemaDefinition,
-    StringSchema,
-    TitledMultiSelectEnumSchema,
-    TitledMultiSelectItems,
-    TitledSingleSelectEnumSchema,
-    UntitledMultiSelectEnumSchema,
-    UntitledMultiSelectItems,
-    UntitledSingleSelectEnumSchema,
-    URLElicitationRequiredErrorData,
-)
 from ._types._lifecycle import (
     LATEST_PROTOCOL_VERSION,
     SUPPORTED_PROTOCOL_VERSIONS,
@@ -118,6 +97,7 @@ from ._types._modern import (
     PROTOCOL_VERSION_META_KEY,
     SERVER_INFO_META_KEY,
     SUBSCRIPTION_ID_META_KEY,
+    TASKS_EXTENSION,
     DiscoverResult,
     InputRequiredResult,
     MissingRequiredClientCapabilityErrorData,
@@ -150,52 +130,7 @@ from ._types._resources import (
     TextResourceContents,
     UnsubscribeRequestParams,
 )
-from ._types._roots import (
-    ListRootsResult,
-    Root,
-)
-from ._types._sampling import (
-    CreateMessageRequestParams,
-    CreateMessageResult,
-    IncludeContext,
-    ModelHint,
-    ModelPreferences,
-    SamplingContent,
-    SamplingMessage,
-    SamplingMessageContentBlock,
-    StopReason,
-    ToolChoice,
-    ToolResultContent,
-    ToolUseContent,
-)
-from ._types._tasks import (
-    MODEL_IMMEDIATE_RESPONSE_META_KEY,
-    RELATED_TASK_META_KEY,
-    CancelTaskRequestParams,
-    CancelTaskResult,
-    CreateTaskResult,
-    GetTaskPayloadRequestParams,
-    GetTaskPayloadResult,
-    GetTaskRequestParams,
-    GetTaskResult,
-    ListTasksResult,
-    RelatedTaskMetadata,
-    Task,
-    TaskAugmentedRequestParams,
-    TaskMetadata,
-    TaskStatus,
-    TaskStatusNotificationParams,
-)
-from ._types._tasks_ext import (
-    TASKS_EXTENSION,
-    CreateTaskResultV2,
-    DetailedTask,
-    TaskIdParams,
-    TaskStatusNotificationParamsV2,
-    TaskStatusV2,
-    TaskV2,
-    UpdateTaskRequestParams,
-)
+from ._types._task_params import TaskAugmentedRequestParams, TaskMetadata
 from ._types._tools import (
     CallToolRequestParams,
     CallToolResult,
@@ -208,6 +143,153 @@ from ._types._utilities import (
     CancelledNotificationParams,
     ProgressNotificationParams,
 )
+
+if TYPE_CHECKING:
+    from ._types._elicitation import (
+        BooleanSchema,
+        ElicitAction,
+        ElicitationCompleteNotificationParams,
+        ElicitRequestedSchema,
+        ElicitRequestFormParams,
+        ElicitRequestParams,
+        ElicitRequestURLParams,
+        ElicitResult,
+        ElicitValue,
+        EnumOption,
+        LegacyTitledEnumSchema,
+        NumberSchema,
+        PrimitiveSchemaDefinition,
+        StringSchema,
+        TitledMultiSelectEnumSchema,
+        TitledMultiSelectItems,
+        TitledSingleSelectEnumSchema,
+        UntitledMultiSelectEnumSchema,
+        UntitledMultiSelectItems,
+        UntitledSingleSelectEnumSchema,
+        URLElicitationRequiredErrorData,
+    )
+    from ._types._roots import (
+        ListRootsResult,
+        Root,
+    )
+    from ._types._sampling import (
+        CreateMessageRequestParams,
+        CreateMessageResult,
+        IncludeContext,
+        ModelHint,
+        ModelPreferences,
+        SamplingContent,
+        SamplingMessage,
+        SamplingMessageContentBlock,
+        StopReason,
+        ToolChoice,
+        ToolResultContent,
+        ToolUseContent,
+    )
+    from ._types._tasks import (
+        MODEL_IMMEDIATE_RESPONSE_META_KEY,
+        RELATED_TASK_META_KEY,
+        CancelTaskRequestParams,
+        CancelTaskResult,
+        CreateTaskResult,
+        GetTaskPayloadRequestParams,
+        GetTaskPayloadResult,
+        GetTaskRequestParams,
+        GetTaskResult,
+        ListTasksResult,
+        RelatedTaskMetadata,
+        Task,
+        TaskStatus,
+        TaskStatusNotificationParams,
+    )
+    from ._types._tasks_ext import (
+        CreateTaskResultV2,
+        DetailedTask,
+        TaskIdParams,
+        TaskStatusNotificationParamsV2,
+        TaskStatusV2,
+        TaskV2,
+        UpdateTaskRequestParams,
+    )
+
+# The models of what a basic server never receives nor sends (elicitation, sampling,
+# roots, tasks) load on first use (PEP 562): ~0.5 MiB less for a process that never
+# needs them.
+_LAZY: dict[str, str] = {
+    "BooleanSchema": "_elicitation",
+    "ElicitAction": "_elicitation",
+    "ElicitationCompleteNotificationParams": "_elicitation",
+    "ElicitRequestedSchema": "_elicitation",
+    "ElicitRequestFormParams": "_elicitation",
+    "ElicitRequestParams": "_elicitation",
+    "ElicitRequestURLParams": "_elicitation",
+    "ElicitResult": "_elicitation",
+    "ElicitValue": "_elicitation",
+    "EnumOption": "_elicitation",
+    "LegacyTitledEnumSchema": "_elicitation",
+    "NumberSchema": "_elicitation",
+    "PrimitiveSchemaDefinition": "_elicitation",
+    "StringSchema": "_elicitation",
+    "TitledMultiSelectEnumSchema": "_elicitation",
+    "TitledMultiSelectItems": "_elicitation",
+    "TitledSingleSelectEnumSchema": "_elicitation",
+    "UntitledMultiSelectEnumSchema": "_elicitation",
+    "UntitledMultiSelectItems": "_elicitation",
+    "UntitledSingleSelectEnumSchema": "_elicitation",
+    "URLElicitationRequiredErrorData": "_elicitation",
+    "ListRootsResult": "_roots",
+    "Root": "_roots",
+    "CreateMessageRequestParams": "_sampling",
+    "CreateMessageResult": "_sampling",
+    "IncludeContext": "_sampling",
+    "ModelHint": "_sampling",
+    "ModelPreferences": "_sampling",
+    "SamplingContent": "_sampling",
+    "SamplingMessage": "_sampling",
+    "SamplingMessageContentBlock": "_sampling",
+    "StopReason": "_sampling",
+    "ToolChoice": "_sampling",
+    "ToolResultContent": "_sampling",
+    "ToolUseContent": "_sampling",
+    "MODEL_IMMEDIATE_RESPONSE_META_KEY": "_tasks",
+    "RELATED_TASK_META_KEY": "_tasks",
+    "CancelTaskRequestParams": "_tasks",
+    "CancelTaskResult": "_tasks",
+    "CreateTaskResult": "_tasks",
+    "GetTaskPayloadRequestParams": "_tasks",
+    "GetTaskPayloadResult": "_tasks",
+    "GetTaskRequestParams": "_tasks",
+    "GetTaskResult": "_tasks",
+    "ListTasksResult": "_tasks",
+    "RelatedTaskMetadata": "_tasks",
+    "Task": "_tasks",
+    "TaskStatus": "_tasks",
+    "TaskStatusNotificationParams": "_tasks",
+    "CreateTaskResultV2": "_tasks_ext",
+    "DetailedTask": "_tasks_ext",
+    "TaskIdParams": "_tasks_ext",
+    "TaskStatusNotificationParamsV2": "_tasks_ext",
+    "TaskStatusV2": "_tasks_ext",
+    "TaskV2": "_tasks_ext",
+    "UpdateTaskRequestParams": "_tasks_ext",
+}
+"""Exported name -> the `mcp_layer._types` submodule that defines it, for those loaded lazily."""
+
+
+def __getattr__(name: str) -> Any:
+    module_name = _LAZY.get(name)
+    if module_name is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module("._types." + module_name, __package__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "CLIENT_CAPABILITIES_META_KEY",

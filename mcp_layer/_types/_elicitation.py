@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 from pydantic import BaseModel, Discriminator, Field, Tag
 
 from ._base import MCPModel, NotificationParams, Result
-from ._tasks import TaskAugmentedRequestParams
+from ._task_params import TaskAugmentedRequestParams
 
 __all__ = [
     "BooleanSchema",

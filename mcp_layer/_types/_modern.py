@@ -21,6 +21,7 @@ __all__ = [
     "PROTOCOL_VERSION_META_KEY",
     "SERVER_INFO_META_KEY",
     "SUBSCRIPTION_ID_META_KEY",
+    "TASKS_EXTENSION",
     "DiscoverResult",
     "InputRequiredResult",
     "MissingRequiredClientCapabilityErrorData",
@@ -41,6 +42,10 @@ CLIENT_CAPABILITIES_META_KEY = "io.modelcontextprotocol/clientCapabilities"
 LOG_LEVEL_META_KEY = "io.modelcontextprotocol/logLevel"
 SERVER_INFO_META_KEY = "io.modelcontextprotocol/serverInfo"
 SUBSCRIPTION_ID_META_KEY = "io.modelcontextprotocol/subscriptionId"
+
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""The tasks extension's identifier, in ``capabilities.extensions`` on both sides (defined
+here, not in `._tasks_ext`, so that a server declares it without loading the extension)."""
 
 
 class DiscoverResult(CacheableResult):

@@ -21,7 +21,7 @@ from ._content import (
     UnknownContent,
     content_discriminator,
 )
-from ._tasks import TaskAugmentedRequestParams
+from ._task_params import TaskAugmentedRequestParams
 from ._tools import Tool
 
 __all__ = [

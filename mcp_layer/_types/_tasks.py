@@ -15,6 +15,7 @@ from typing import Any, Literal, TypeAlias
 from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from ._base import MCPModel, NotificationParams, PaginatedResult, RequestParams, Result
+from ._task_params import TaskAugmentedRequestParams, TaskMetadata
 
 __all__ = [
     "MODEL_IMMEDIATE_RESPONSE_META_KEY",
@@ -45,24 +46,10 @@ TaskStatus: TypeAlias = Literal["working", "input_required", "completed", "faile
 """The status of a task; ``completed``, ``failed`` and ``cancelled`` are terminal."""
 
 
-class TaskMetadata(MCPModel):
-    """Metadata for augmenting a request with task execution."""
-
-    ttl: int | None = None
-    """Requested duration in milliseconds to retain the task from creation."""
-
-
 class RelatedTaskMetadata(MCPModel):
     """Metadata associating a message with a task (under `RELATED_TASK_META_KEY`)."""
 
     task_id: str
-
-
-class TaskAugmentedRequestParams(RequestParams):
-    """Common params for any request that may be task-augmented."""
-
-    task: TaskMetadata | None = None
-    """If given, the caller asks for task-augmented execution of this request."""
 
 
 class Task(MCPModel):

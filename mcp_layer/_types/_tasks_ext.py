@@ -13,6 +13,7 @@ from typing import Any, Literal, TypeAlias
 from pydantic import SerializerFunctionWrapHandler, model_serializer
 
 from ._base import MCPModel, NotificationParams, RequestParams, Result
+from ._modern import TASKS_EXTENSION
 
 __all__ = [
     "TASKS_EXTENSION",
@@ -24,9 +25,6 @@ __all__ = [
     "TaskV2",
     "UpdateTaskRequestParams",
 ]
-
-TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
-"""The extension's identifier, in ``capabilities.extensions`` on both sides."""
 
 TaskStatusV2: TypeAlias = Literal["working", "input_required", "completed", "cancelled", "failed"]
 

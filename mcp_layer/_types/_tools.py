@@ -15,7 +15,7 @@ from pydantic import Field
 from ._base import MCPModel, PaginatedResult, Result
 from ._common import BaseMetadata, Icon
 from ._content import ContentBlock
-from ._tasks import TaskAugmentedRequestParams
+from ._task_params import TaskAugmentedRequestParams
 
 __all__ = [
     "CallToolRequestParams",
