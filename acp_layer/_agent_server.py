@@ -85,8 +85,8 @@ class _Turn:
 
     __slots__ = ("cancel_requested", "scope")
 
-    def __init__(self) -> None:
-        self.scope = anyio.CancelScope()
+    def __init__(self, scope: anyio.CancelScope) -> None:
+        self.scope = scope
         self.cancel_requested = False
 
     def cancel(self) -> None:
@@ -99,6 +99,9 @@ class _AgentServer:
         self.agent = agent
         self.conn = conn
         self.stream = stream
+        # The backend's CancelScope class, found once (``anyio.CancelScope()`` looks the
+        # backend up on every call).
+        self._scope_type: type[anyio.CancelScope] | None = None
 
     def registry(self, unstable: bool) -> MethodRegistry:
         registry = MethodRegistry()
@@ -235,7 +238,10 @@ class _AgentServer:
 
     async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
         session = self.session(params.session_id)
-        turn = _Turn()
+        scope_type = self._scope_type
+        if scope_type is None:
+            scope_type = self._scope_type = type(anyio.CancelScope())
+        turn = _Turn(scope_type())
         session.turns.add(turn)
         result: s.PromptResponse | s.StopReason | None = None
         try:

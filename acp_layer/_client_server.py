@@ -13,7 +13,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import anyio
 import pydantic
@@ -77,15 +77,20 @@ class ClientServer:
             await conn._settle_setup(params.session_id)
             await session_update(params)
 
+        validate: Callable[[Any], s.SessionNotification] = _validate_session_notification
+
         # The hot path of a prompt turn. Not a coroutine function: the peer awaits what it
         # returns (no extra frame per update). The params are validated here by the model's
         # own validator, as the typed descriptor would (same errors), minus its wrappers.
         def serve(raw: Any, ctx: RequestContext) -> Awaitable[None]:
+            nonlocal validate
             try:
-                validator = s.SessionNotification.__pydantic_validator__
-                params = validator.validate_python({} if raw is None else raw)
+                params = validate({} if raw is None else raw)
             except pydantic.ValidationError as exc:
                 raise InvalidParams(format_validation_error(exc)) from None
+            if validate is _validate_session_notification:
+                # Built by now (the model's build is deferred): keep its bound method.
+                validate = s.SessionNotification.__pydantic_validator__.validate_python
             if params.session_id in conn.sessions:
                 return session_update(params)
             return after_setup(params)
@@ -161,6 +166,13 @@ class ClientServer:
 
 # session/update params are validated by its handler (see ``_session_update_handler``).
 _UNTYPED_SESSION_UPDATE: NotificationType[Any] = NotificationType(m.SESSION_UPDATE.method)
+
+
+def _validate_session_notification(raw: Any) -> s.SessionNotification:
+    # Until the model is built (its build is deferred to first use, ~40 ms), its validator
+    # attribute is a placeholder that builds it: look it up on every call until then.
+    validator = s.SessionNotification.__pydantic_validator__
+    return cast(s.SessionNotification, validator.validate_python(raw))
 
 
 def _drop_ctx(handler: Callable[[Any], Any]) -> Callable[[Any, RequestContext], Any]:

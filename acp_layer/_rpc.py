@@ -22,6 +22,7 @@ import anyio
 
 from jsonrpc_core import (
     ErrorResponse,
+    Incoming,
     LocalError,
     Message,
     MessageStream,
@@ -143,6 +144,22 @@ class HookedStream:
         ):
             self._ended()
             raise
+
+    def _receive_payload_nowait(self) -> Incoming | None:
+        """The inner stream's payload already read, if it offers that (the Peer's read loop)."""
+        payload_nowait = self._inner_hook("_receive_payload_nowait")
+        return payload_nowait() if payload_nowait is not None else None
+
+    def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
+        """Let the inner stream hand messages to the Peer directly, if it can (never the
+        end of the stream, which still comes through `receive`)."""
+        attach = self._inner_hook("_attach_dispatcher")
+        if attach is not None:
+            attach(dispatcher)
+
+    def _inner_hook(self, name: str) -> Any:
+        inner = self.inner
+        return getattr(inner, name) if hasattr(type(inner), name) else None
 
     def _ended(self) -> None:
         on_end, self.on_end = self.on_end, None

@@ -44,10 +44,24 @@ class LineFramer:
             self._discarding = False
             data = data[newline + 1 :]
         buffer = self._buffer
+        limit = self.max_message_size
+        if not buffer:
+            # Nothing pending: the chunk's whole lines are cut from it directly (one copy
+            # less per line); only its unfinished tail is buffered.
+            *lines, tail = bytes(data).split(b"\n")
+            for line in lines:
+                if line.endswith(b"\r"):
+                    line = line.rstrip(b"\r")
+                if len(line) > limit:
+                    frames.append(Oversized(line[:_PREFIX_KEPT], limit))
+                elif line.strip():
+                    frames.append(line)
+            buffer += tail
+            self._scan_from = len(buffer)
+            return self._check_pending(frames)
         buffer += data
         start = 0
         scan = self._scan_from
-        limit = self.max_message_size
         while True:
             newline = buffer.find(b"\n", scan)
             if newline < 0:
@@ -61,6 +75,12 @@ class LineFramer:
         if start:
             del buffer[:start]
         self._scan_from = len(buffer)
+        return self._check_pending(frames)
+
+    def _check_pending(self, frames: list[bytes | Oversized]) -> list[bytes | Oversized]:
+        """Report the unfinished line once it is over the limit (then skip the rest of it)."""
+        buffer = self._buffer
+        limit = self.max_message_size
         # A trailing CR may be the first half of a CR LF split across chunks.
         pending_size = len(buffer) - 1 if buffer.endswith(b"\r") else len(buffer)
         if pending_size > limit:

@@ -18,12 +18,14 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import logging
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
-from types import TracebackType
+from inspect import isawaitable
+from types import CoroutineType, TracebackType
 from typing import Any, TypeVar, overload
 
 import anyio
@@ -49,6 +51,7 @@ from ._methods import MethodRegistry, NotificationType, RequestType
 from ._transport import Flag, MessageStream, Received, _Queue
 from ._wire import (
     ErrorResponse,
+    Incoming,
     InvalidMessage,
     Message,
     Notification,
@@ -111,6 +114,14 @@ def _check_params(params: Any) -> None:
         )
 
 
+def _in_task() -> bool:
+    """Whether the caller runs in a task, not in a bare event-loop callback."""
+    try:
+        return asyncio.current_task() is not None
+    except RuntimeError:
+        return True  # not on asyncio: trio runs everything in tasks
+
+
 def _json_rpc_error_in(exc: BaseException) -> JsonRpcError | None:
     """The `JsonRpcError` a handler meant to raise, looking inside single-leaf groups."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
@@ -167,6 +178,7 @@ class Peer:
         self._finished = anyio.Event()
         self._task_group: TaskGroup | None = None
         self._outer_task_group: TaskGroup | None = None
+        self._scope_type: type[anyio.CancelScope] | None = None
 
     # -- lifecycle -----------------------------------------------------------------
 
@@ -196,6 +208,7 @@ class Peer:
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
+                self._scope_type = type(task_group.cancel_scope)
                 # A transport that can hand requests over directly (the HTTP server's
                 # channel) skips the hop through the read loop when it is idle.
                 attach = _own_hook(self.stream, "_attach_dispatcher")
@@ -338,14 +351,15 @@ class Peer:
 
     async def notify(self, method: NotificationType[Any] | str, params: Any = None) -> None:
         """Send a notification (no response)."""
-        _check_params(params)
+        if type(params) is not dict:
+            _check_params(params)
         if self._closed:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}")
         name = method.method if isinstance(method, NotificationType) else method
+        current = _current_request.get()
+        related = current[1] if current is not None and current[0] is self else None
         try:
-            await self.stream.send(
-                Notification(name, params), related_request_id=self._related_id()
-            )
+            await self.stream.send(Notification(name, params), related_request_id=related)
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
 
@@ -442,23 +456,45 @@ class Peer:
 
     async def _read_loop(self) -> None:
         receive = self.stream.receive
+        # A stream may hand out what it has already read without a coroutine (or a
+        # `Received`) per message.
+        payload_nowait: Callable[[], Incoming | None] | None = _own_hook(
+            self.stream, "_receive_payload_nowait"
+        )
+        start_notification = self._start_notification
+        dispatch = self._dispatch
         while True:
-            self._read_idle = True
-            try:
-                received = await receive()
-            except _CLOSED_ERRORS:
-                return
-            except TransportError as exc:
-                self._mark_closed(str(exc))
-                return
-            finally:
-                self._read_idle = False
-            await self._dispatch(received)
+            payload = payload_nowait() if payload_nowait is not None else None
+            info: Any = None
+            if payload is None:
+                self._read_idle = True
+                try:
+                    received = await receive()
+                except _CLOSED_ERRORS:
+                    return
+                except TransportError as exc:
+                    self._mark_closed(str(exc))
+                    return
+                finally:
+                    self._read_idle = False
+                payload, info = received.payload, received.info
+            if type(payload) is Notification:
+                outcome = start_notification(payload, info)
+                if outcome is not None:
+                    try:
+                        await outcome
+                    except Exception:
+                        logger.exception(
+                            "%s: notification handler for %r failed", self.name, payload.method
+                        )
+            else:
+                await dispatch(payload, info)
 
     def _take_message(self, received: Received) -> bool:
         """Handle a request or a response at once, as the read loop would, in the
-        transport's task; ``False`` (the transport then queues it for the read loop)
-        unless the read loop is idle, so that nothing received earlier is overtaken.
+        transport's task or read callback; ``False`` (the transport then queues it for
+        the read loop) unless the read loop is idle, so that nothing received earlier is
+        overtaken, and for a request that would need a new worker outside a task.
 
         A request is queued for the workers (when the queue is full, the read loop
         answers "overloaded"); a response resolves its pending call; the end of a
@@ -469,6 +505,8 @@ class Peer:
         kind = type(payload)
         if kind is Request:
             assert isinstance(payload, Request)
+            if self._work.waiting_receivers <= len(self._work) and not _in_task():
+                return False  # a worker would have to be started, which needs a task
             return self._queue_request(payload, received.info)
         if (kind is Response or kind is ErrorResponse) and not self._result_streams:
             assert isinstance(payload, (Response, ErrorResponse))
@@ -480,21 +518,20 @@ class Peer:
             return True
         return False
 
-    async def _dispatch(self, received: Received) -> None:
-        payload = received.payload
+    async def _dispatch(self, payload: Incoming, info: Any) -> None:
         if isinstance(payload, Request):
-            await self._start_request(payload, received.info)
+            await self._start_request(payload, info)
         elif isinstance(payload, (Response, ErrorResponse)):
             if not self._result_streams or not await self._resolve_stream(payload):
                 self._resolve(payload)
         elif isinstance(payload, Notification):
-            await self._handle_notification(payload, received.info)
+            await self._handle_notification(payload, info)
         elif isinstance(payload, InvalidMessage):
             await self._answer_invalid(payload)
         elif isinstance(payload, StreamEnd):
             self._end_stream(payload)
         else:
-            await self._start_batch(payload, received.info)
+            await self._start_batch(payload, info)
 
     def _end_stream(self, end: StreamEnd) -> None:
         result_stream = self._result_streams.pop(end.id, None)
@@ -577,7 +614,12 @@ class Peer:
         return True
 
     def _register(self, request_id: RequestId | None) -> anyio.CancelScope:
-        scope = anyio.CancelScope()
+        scope_type = self._scope_type
+        if scope_type is None:
+            # The backend's own class, looked up once: ``anyio.CancelScope()`` finds the
+            # backend on every call, and cannot outside a task (the stdio read callback).
+            scope_type = self._scope_type = type(anyio.CancelScope())
+        scope = scope_type()
         if request_id is not None:
             self._running[request_id] = scope
         return scope
@@ -589,17 +631,11 @@ class Peer:
     async def _worker(self) -> None:
         """Serve queued requests one after another (workers are reused, not respawned)."""
         receive = self._work.receive
-        receive_nowait = self._work.receive_nowait
         try:
             while True:
                 try:
-                    # Queued work is taken at once: receive() would first yield to the loop.
-                    request, info, scope = receive_nowait()
-                except anyio.WouldBlock:
-                    try:
-                        request, info, scope = await receive()
-                    except (anyio.EndOfStream, anyio.ClosedResourceError):
-                        return
+                    # Queued work is taken at once, without a checkpoint.
+                    request, info, scope = await receive()
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
                 response = await self._call_handler(request, info, scope)
@@ -699,22 +735,36 @@ class Peer:
             logger.debug("%s: message dropped: connection closed", self.name)
 
     async def _handle_notification(self, note: Notification, info: Any) -> None:
+        outcome = self._start_notification(note, info)
+        if outcome is not None:
+            await self._finish_notification(note, outcome)
+
+    def _start_notification(self, note: Notification, info: Any) -> Awaitable[Any] | None:
+        """Call the notification's handler; what is left to await of it, if anything
+        (a failure is logged here, or by `_finish_notification` when awaited)."""
+        method = note.method
+        raw = note.params
         try:
-            entry = self.registry.notifications.get(note.method)
+            entry = self.registry.notifications.get(method)
             if entry is None:
                 fallback = self.registry.notification_fallback
                 if fallback is None:
-                    logger.debug("%s: unhandled notification %r", self.name, note.method)
-                    return
-                outcome = fallback(
-                    note.params, RequestContext(self, note.method, None, note.params, info)
-                )
+                    logger.debug("%s: unhandled notification %r", self.name, method)
+                    return None
+                outcome = fallback(raw, RequestContext(self, method, None, raw, info))
             else:
-                params = entry.descriptor.validate_params(note.params)
-                ctx = RequestContext(self, note.method, None, note.params, info)
-                outcome = entry.handler(params, ctx)
-            if inspect.isawaitable(outcome):
-                await outcome
+                descriptor = entry.descriptor
+                params = raw if descriptor.params_type is None else descriptor.validate_params(raw)
+                outcome = entry.handler(params, RequestContext(self, method, None, raw, info))
+            if outcome is not None and (type(outcome) is CoroutineType or isawaitable(outcome)):
+                return outcome
+        except Exception:
+            logger.exception("%s: notification handler for %r failed", self.name, method)
+        return None
+
+    async def _finish_notification(self, note: Notification, outcome: Awaitable[Any]) -> None:
+        try:
+            await outcome
         except Exception:
             logger.exception("%s: notification handler for %r failed", self.name, note.method)
 

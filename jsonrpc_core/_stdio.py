@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 import anyio.abc
 
-from ._bytestream import NdjsonStream
+from ._bytestream import _PLAIN_RECEIVE, NdjsonStream
 from ._errors import TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._transport import Received
@@ -54,12 +54,27 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
         self._closed = False
         self._reader: _AsyncioFdReader | None = None
         self._backend_checked = False
+        self._listener: Callable[[bytearray], bool] | None = None
+
+    def _set_listener(self, listener: Callable[[bytearray], bool] | None) -> bool:
+        """asyncio only: call ``listener`` with the read buffer each time bytes arrive,
+        in the event loop's callback: it takes what it wants out of the buffer (what it
+        leaves is returned by ``receive``) and returns whether it has something for the
+        task waiting in ``receive`` (which then returns ``b""``). Whether listening is
+        possible here."""
+        if not self._pollable or not _on_asyncio():
+            return False
+        self._listener = listener
+        if self._reader is not None:
+            self._reader.listener = listener
+        return True
 
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if not self._backend_checked:
             self._backend_checked = True
             if self._pollable and _on_asyncio():
                 self._reader = _AsyncioFdReader(self._fd)
+                self._reader.listener = self._listener
         if self._reader is not None:
             if self._closed:
                 raise anyio.ClosedResourceError
@@ -118,6 +133,7 @@ class _AsyncioFdReader:
         self._closed = False
         self._waiter: asyncio.Future[None] | None = None
         self._reading = True
+        self.listener: Callable[[bytearray], bool] | None = None
         self._loop.add_reader(fd, self._on_readable)
 
     def _on_readable(self) -> None:
@@ -129,6 +145,10 @@ class _AsyncioFdReader:
             self._error, data = exc, b""
         if data:
             self._buffer += data
+            listener = self.listener
+            if listener is not None and not self._closed:
+                if not listener(self._buffer) and not self._buffer:
+                    return  # all handled by the listener: nothing new for the receiver
             if len(self._buffer) > self._HIGH_WATER:
                 self._pause()
         else:
@@ -159,6 +179,14 @@ class _AsyncioFdReader:
                 await self._waiter
             finally:
                 self._waiter = None
+            if (
+                not self._buffer
+                and self.listener is not None
+                and not self._eof
+                and not self._closed
+            ):
+                # The listener took the bytes and has something for the caller.
+                return b""
         data = bytes(self._buffer[:max_bytes])
         del self._buffer[:max_bytes]
         if not self._reading and not self._eof and not self._closed:
@@ -276,6 +304,10 @@ class StdioProcess(NdjsonStream):
         with anyio.move_on_after(0.5):
             return await self.process.wait()
         return self.process.returncode
+
+
+# Its receive only reports the end of the stream differently: direct dispatch is fine.
+_PLAIN_RECEIVE.add(StdioProcess.receive)
 
 
 @asynccontextmanager

@@ -257,10 +257,8 @@ class _Queue(Generic[_T]):
 
     async def receive(self) -> _T:
         while True:
-            try:
+            if self._items or self._receiver_closed or self._closed:
                 return self.receive_nowait()
-            except anyio.WouldBlock:
-                pass
             waiter = Waiter()
             self._getters.append(waiter)
             try:

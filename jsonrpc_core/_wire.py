@@ -126,8 +126,31 @@ def recover_id(data: bytes) -> RequestId | None:
     return value if _valid_id(value) else None
 
 
+_ABSENT: Any = object()
+
+
 def parse_object(obj: Any) -> Message | InvalidMessage:
     """Classify one decoded JSON value as a message (never raises)."""
+    if type(obj) is dict and obj.get("jsonrpc") == "2.0":
+        # The well-formed common cases first; anything else takes the full checks below.
+        method = obj.get("method", _ABSENT)
+        msg_id = obj.get("id", _ABSENT)
+        id_type = type(msg_id)
+        if type(method) is str:
+            params = obj.get("params")
+            if params is None or type(params) is dict or type(params) is list:
+                if msg_id is _ABSENT:
+                    return Notification(method, params)
+                if id_type is str or id_type is int or msg_id is None:
+                    return Request(msg_id, method, params)
+        elif method is _ABSENT and (id_type is str or id_type is int or msg_id is None):
+            result = obj.get("result", _ABSENT)
+            if result is not _ABSENT and "error" not in obj:
+                return Response(msg_id, result)
+    return _parse_object(obj)
+
+
+def _parse_object(obj: Any) -> Message | InvalidMessage:
     if not isinstance(obj, dict):
         return InvalidMessage(None, InvalidRequest("Invalid Request: expected a JSON object"))
     msg_id = obj.get("id")
