@@ -42,7 +42,7 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
-from jsonrpc_core._transport import Flag, Waiter
+from jsonrpc_core._transport import FifoLock, Flag, Waiter
 
 from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
@@ -172,63 +172,6 @@ class _Subscriber:
         return items.popleft()
 
 
-class _TaskLock:
-    """A FIFO lock that is taken without a scheduling point when free (like
-    ``anyio.Lock(fast_acquire=True)``, without its per-call task lookups).
-
-    A release with tasks waiting hands the lock to the first of them; a waiter
-    cancelled after it was handed the lock passes it on.
-    """
-
-    __slots__ = ("_locked", "_waiters")
-
-    def __init__(self) -> None:
-        self._locked = False
-        self._waiters: deque[Waiter] = deque()
-
-    def locked(self) -> bool:
-        """Whether some task holds the lock."""
-        return self._locked
-
-    def acquire_nowait(self) -> None:
-        """Take the lock, or raise `anyio.WouldBlock`."""
-        if self._locked:
-            raise anyio.WouldBlock
-        self._locked = True
-
-    async def acquire(self) -> None:
-        """Take the lock, waiting (FIFO) while another task holds it."""
-        if not self._locked:
-            self._locked = True
-            return
-        waiter = Waiter()
-        self._waiters.append(waiter)
-        try:
-            await waiter.wait()
-        except BaseException:
-            if waiter.woken:
-                self.release()  # handed over, but this task will not use it
-            elif waiter in self._waiters:
-                self._waiters.remove(waiter)
-            raise
-
-    def release(self) -> None:
-        """Give the lock to the next waiter, or free it."""
-        waiters = self._waiters
-        while waiters:
-            waiter = waiters.popleft()
-            waiter.wake()
-            if waiter.woken:  # not a waiter whose wait was cancelled meanwhile
-                return
-        self._locked = False
-
-    async def __aenter__(self) -> None:
-        await self.acquire()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        self.release()
-
-
 class _Active:
     """A task with a run or subscribers in progress (rule 1)."""
 
@@ -237,7 +180,7 @@ class _Active:
         self.tenant = tenant
         # No scheduling point on an uncontended acquire: `apply` yields when a
         # subscriber's queue fills up instead (see `TaskRuntime._relieve`).
-        self.lock = _TaskLock()
+        self.lock = FifoLock()
         self._slot: anyio.Semaphore | None = None
         self.subscribers: list[_Subscriber] = []
         self.run: _Run | None = None

@@ -1,7 +1,7 @@
 """A message stream over any anyio byte stream, framed as newline-delimited JSON.
 
 Rules: one line is written at a time, whole, in the order the sends started (a FIFO
-turn, `_Turns`); a send to a pipe that takes the line at once never yields to the event
+turn, `FifoLock`); a send to a pipe that takes the line at once never yields to the event
 loop, and a full pipe makes its sender (and those queued behind it) wait.
 
 Received lines are handed out in arrival order. On asyncio, over a pipe (`FdReceiveStream`),
@@ -23,7 +23,7 @@ import anyio.abc
 
 from ._errors import InvalidRequest, TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-from ._transport import Received, Waiter
+from ._transport import FifoLock, Received
 from ._wire import (
     Incoming,
     InvalidMessage,
@@ -52,50 +52,6 @@ _KIND_MEMBER = re.compile(rb'"(method|result|error)"\s*:')
 def _is_response(prefix: bytes) -> bool:
     match = _KIND_MEMBER.search(prefix)
     return match is not None and match.group(1) != b"method"
-
-
-class _Turns:
-    """A FIFO mutex without an owner check (anyio's Lock looks the current task up on
-    every acquire and release, a measurable share of a busy stream's CPU). ``take``
-    returns at once, without a checkpoint, when nobody holds it; a turn given back is
-    handed straight to the first waiter, so waiters are served in order and a newcomer
-    cannot overtake them (while anyone waits, the turn stays taken)."""
-
-    __slots__ = ("_taken", "_waiters")
-
-    def __init__(self) -> None:
-        self._taken = False
-        self._waiters: deque[Waiter] = deque()
-
-    def take_nowait(self) -> bool:
-        """Take the turn if it is free; whether it was."""
-        if self._taken:
-            return False
-        self._taken = True
-        return True
-
-    async def take(self) -> None:
-        """Wait for the turn (at once, with no checkpoint, if it is free)."""
-        if not self._taken:
-            self._taken = True
-            return
-        waiter = Waiter()
-        self._waiters.append(waiter)
-        try:
-            await waiter.wait()
-        except BaseException:
-            if waiter.woken:
-                self.give_back()  # handed to us just as we were cancelled: pass it on
-            else:
-                self._waiters.remove(waiter)
-            raise
-
-    def give_back(self) -> None:
-        """End the turn: the first waiter gets it, or it becomes free."""
-        if self._waiters:
-            self._waiters.popleft().wake()
-        else:
-            self._taken = False
 
 
 def _oversized(frame: Oversized) -> Incoming:
@@ -136,7 +92,7 @@ class NdjsonStream:
         self._send_stream = send_stream
         self._framer = LineFramer(max_message_size)
         self._ready: deque[Incoming] = deque()
-        self._turns = _Turns()
+        self._turns = FifoLock()
         self._eof = False
         self._dispatcher: Callable[[Received], bool] | None = None
         self._write_nowait: Callable[[bytes], int] | None = getattr(
@@ -157,27 +113,27 @@ class NdjsonStream:
         if write_nowait is not None:
             # Fast path: take the lock without a checkpoint and write at once; only a
             # full pipe makes us wait (still holding the lock, so lines never interleave).
-            if self._turns.take_nowait():
+            if self._turns.try_acquire():
                 try:
                     written = write_nowait(data)
                     if written < len(data):
                         await self._send_stream.send(data[written:])
                 finally:
-                    self._turns.give_back()
+                    self._turns.release()
                 return
-        await self._turns.take()
+        await self._turns.acquire()
         try:
             await self._send_stream.send(data)
         finally:
-            self._turns.give_back()
+            self._turns.release()
 
     async def send_raw(self, data: bytes) -> None:
         """Write bytes as they are (for tests that speak broken JSON-RPC)."""
-        await self._turns.take()
+        await self._turns.acquire()
         try:
             await self._send_stream.send(data)
         finally:
-            self._turns.give_back()
+            self._turns.release()
 
     async def receive(self) -> Received:
         ready = self._ready

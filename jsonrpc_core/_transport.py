@@ -158,6 +158,72 @@ class Waiter:
             await self._event.wait()
 
 
+class FifoLock:
+    """A FIFO mutex without an owner check, taken without a scheduling point when free.
+
+    (anyio's Lock looks the current task up on every acquire and release, a measurable
+    share of a busy stream's CPU.) A release with tasks waiting hands the lock straight
+    to the first of them, so waiters are served in order and a newcomer cannot overtake
+    them; a waiter cancelled after it was handed the lock passes it on, and one cancelled
+    before is skipped.
+    """
+
+    __slots__ = ("_locked", "_waiters")
+
+    def __init__(self) -> None:
+        self._locked = False
+        self._waiters: deque[Waiter] = deque()
+
+    def locked(self) -> bool:
+        """Whether some task holds the lock."""
+        return self._locked
+
+    def try_acquire(self) -> bool:
+        """Take the lock if it is free; whether it was."""
+        if self._locked:
+            return False
+        self._locked = True
+        return True
+
+    def acquire_nowait(self) -> None:
+        """Take the lock, or raise `anyio.WouldBlock`."""
+        if self._locked:
+            raise anyio.WouldBlock
+        self._locked = True
+
+    async def acquire(self) -> None:
+        """Take the lock, waiting (FIFO) while another task holds it."""
+        if not self._locked:
+            self._locked = True
+            return
+        waiter = Waiter()
+        self._waiters.append(waiter)
+        try:
+            await waiter.wait()
+        except BaseException:
+            if waiter.woken:
+                self.release()  # handed over, but this task will not use it
+            elif waiter in self._waiters:
+                self._waiters.remove(waiter)
+            raise
+
+    def release(self) -> None:
+        """Give the lock to the next waiter, or free it."""
+        waiters = self._waiters
+        while waiters:
+            waiter = waiters.popleft()
+            waiter.wake()
+            if waiter.woken:  # not a waiter whose wait was cancelled meanwhile
+                return
+        self._locked = False
+
+    async def __aenter__(self) -> None:
+        await self.acquire()
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        self.release()
+
+
 class Flag:
     """A one-shot event whose waiting machinery is only made when somebody waits."""
 

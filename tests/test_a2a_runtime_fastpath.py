@@ -1,7 +1,7 @@
 """The A2A server's fast paths behave exactly like the plain ones.
 
 Models the server builds itself skip validation (`trusted`, `replaced`), tasks are
-locked by `_TaskLock`, runs are executed by reused runner tasks, ids and timestamps
+locked by the core's `FifoLock`, runs are executed by reused runner tasks, ids and timestamps
 are made without `uuid`/`strftime`, and the A2A-Version check is cached per header
 value: each is checked here against what it stands for.
 """
@@ -21,7 +21,6 @@ from a2a_fixtures.harness import in_process, make_card, message, rpc, rpc_stream
 
 from a2a_layer import A2AServer, ExecutionContext, TaskUpdater
 from a2a_layer._executor import new_id
-from a2a_layer._runtime import _TaskLock
 from a2a_layer._state import utc_now
 from a2a_layer._types._base import format_timestamp, replaced, trusted
 from a2a_layer.types import (
@@ -36,6 +35,7 @@ from a2a_layer.types import (
     TaskState,
     TaskStatus,
 )
+from jsonrpc_core._transport import FifoLock
 
 pytestmark = pytest.mark.anyio
 
@@ -140,7 +140,7 @@ def test_format_timestamp_is_what_strftime_writes(value: datetime) -> None:
 
 
 async def test_task_lock_is_fifo_and_free_when_released() -> None:
-    lock = _TaskLock()
+    lock = FifoLock()
     order: list[int] = []
 
     async def take(i: int) -> None:
@@ -163,7 +163,7 @@ async def test_task_lock_is_fifo_and_free_when_released() -> None:
 
 
 async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
-    lock = _TaskLock()
+    lock = FifoLock()
     got: list[str] = []
 
     async def take(name: str) -> None:
@@ -193,7 +193,7 @@ async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
 async def test_task_lock_handed_to_a_cancelled_waiter_is_passed_on() -> None:
     import asyncio
 
-    lock = _TaskLock()
+    lock = FifoLock()
     got: list[str] = []
 
     async def take(name: str) -> None:

@@ -8,7 +8,7 @@
 * A served HTTP request leaves no reference cycles on the server side (the cycle
   collector's passes would otherwise cost every request under load).
 * `NdjsonStream` writes lines whole and in order, also when a queued sender is
-  cancelled, without anyio's Lock (`_Turns`).
+  cancelled, without anyio's Lock (`FifoLock`).
 * A descriptor of a model class validates with the model's own validator: the same
   results and errors as a TypeAdapter's, also for a model completed later.
 * uvicorn (`running_server`) keeps idle connections longer than client pools do, and
@@ -45,8 +45,8 @@ from jsonrpc_core import (
     SharedEventStore,
     running_server,
 )
-from jsonrpc_core._bytestream import _Turns
 from jsonrpc_core._methods import format_validation_error
+from jsonrpc_core._transport import FifoLock
 
 pytestmark = pytest.mark.anyio
 
@@ -276,26 +276,52 @@ async def test_ndjson_sends_keep_their_order_and_survive_a_cancelled_waiter() ->
 async def test_a_turn_handed_to_a_cancelled_waiter_passes_on(anyio_backend: str) -> None:
     if anyio_backend != "asyncio":
         pytest.skip("needs a task cancelled after its wake-up (asyncio's Task.cancel)")
-    turns = _Turns()
-    assert turns.take_nowait()
+    turns = FifoLock()
+    assert turns.try_acquire()
     order: list[str] = []
 
     async def wait_turn(name: str) -> None:
-        await turns.take()
+        await turns.acquire()
         order.append(name)
-        turns.give_back()
+        turns.release()
 
     first = asyncio.create_task(wait_turn("a"))
     second = asyncio.create_task(wait_turn("b"))
     await asyncio.sleep(0)
-    assert not turns.take_nowait()
-    turns.give_back()  # handed to "a" ...
+    assert not turns.try_acquire()
+    turns.release()  # handed to "a" ...
     first.cancel()  # ... which is cancelled before it runs: "b" gets the turn
     await asyncio.wait([first, second], timeout=10)
     assert second.done()
     assert first.cancelled()
     assert order == ["b"]
-    assert turns.take_nowait()
+    assert turns.try_acquire()
+
+
+async def test_a_turn_released_after_a_waiter_is_cancelled_skips_it(anyio_backend: str) -> None:
+    """Released between a waiter's cancellation and its next run: the next waiter gets
+    the lock (it used to be handed to the cancelled one and stay taken)."""
+    if anyio_backend != "asyncio":
+        pytest.skip("needs a task cancelled before it runs again (asyncio's Task.cancel)")
+    turns = FifoLock()
+    assert turns.try_acquire()
+    order: list[str] = []
+
+    async def wait_turn(name: str) -> None:
+        await turns.acquire()
+        order.append(name)
+        turns.release()
+
+    first = asyncio.create_task(wait_turn("a"))
+    second = asyncio.create_task(wait_turn("b"))
+    await asyncio.sleep(0)
+    first.cancel()  # "a" is cancelled ...
+    turns.release()  # ... and the lock released before "a" runs again
+    await asyncio.wait([first, second], timeout=10)
+    assert first.cancelled()
+    assert second.done() and second.exception() is None
+    assert order == ["b"]
+    assert turns.try_acquire()
 
 
 class Point(pydantic.BaseModel):
