@@ -10,11 +10,17 @@ Rules:
    unusable for another request.
 3. A malformed response, a head larger than `MAX_HEAD` and a close before the response
    is complete raise `httpx.RemoteProtocolError`. Trailers are parsed and dropped.
-4. `request_head` refuses a CR or LF inside the request line or a header.
+   Heads llhttp refuses but h11 took (obsolete line folding, bare LF line ends, a
+   Content-Length repeated with one value) are parsed again repaired (each obs-fold
+   replaced by SP, as RFC 9112 5.2 asks of a user agent); such a connection is not reused.
+4. `request_head` refuses a CR or LF inside the request line or a header, and
+   `send_body_stream` a streamed body longer or shorter than its ``Content-Length`` (its
+   surplus would be read as the next request), both with `httpx.LocalProtocolError`.
 """
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from collections.abc import AsyncIterable, Awaitable, Callable
 from typing import Any
@@ -27,6 +33,30 @@ __all__ = ["MAX_HEAD", "ResponseReader", "request_head", "send_body_stream"]
 MAX_HEAD = 64 * 1024
 """The largest response head (status line and headers) accepted, in bytes."""
 
+_REPAIRABLE = re.compile(rb"\n[ \t]|[^\r]\n")  # an obs-fold or a bare LF
+_HEAD_END = re.compile(rb"\r?\n\r?\n")
+_LINE_END = re.compile(rb"\r?\n")
+
+
+def _repaired(head: bytes) -> bytes:
+    """``head`` (without its blank line) unfolded, with CRLF ends and one Content-Length."""
+    lines: list[bytes] = []
+    length: bytes | None = None
+    for line in _LINE_END.split(head):
+        if lines and line[:1] in (b" ", b"\t"):
+            lines[-1] = lines[-1].rstrip(b" \t") + b" " + line.strip(b" \t")
+            continue
+        if line[:15].lower() == b"content-length:":
+            values = {value.strip() for value in line[15:].split(b",")}
+            if len(values) == 1:
+                value = values.pop()
+                if value == length:
+                    continue
+                length = value if length is None else length
+                line = b"Content-Length: " + value
+        lines.append(line)
+    return b"\r\n".join(lines) + b"\r\n\r\n"
+
 
 class ResponseReader:
     """One response being parsed (after any interim 1xx ones), as bytes arrive."""
@@ -37,6 +67,7 @@ class ResponseReader:
         "done",
         "fed",
         "got",
+        "head_bytes",
         "head_done",
         "headers",
         "interim",
@@ -44,6 +75,7 @@ class ResponseReader:
         "no_body",
         "parser",
         "reason",
+        "repairing",
         "status",
     )
 
@@ -61,6 +93,8 @@ class ResponseReader:
         self.buffered = 0
         self.fed = 0
         self.got = False  # any byte of a response arrived
+        self.head_bytes: list[bytes] = []  # all fed until the head is done, to parse again
+        self.repairing: bytearray | None = None  # once repairing: a head not yet whole
 
     # httptools callbacks
 
@@ -108,6 +142,36 @@ class ResponseReader:
     def feed(self, data: bytes) -> None:
         """Parse ``data``; raises `httpx.RemoteProtocolError` on a malformed response."""
         self.got = True
+        if self.head_done:
+            self._parse(data)
+            return
+        if self.repairing is not None:
+            self._feed_repaired(data)
+        else:
+            self.head_bytes.append(data)
+            try:
+                self._parse(data)
+            except httpx.RemoteProtocolError:
+                received = b"".join(self.head_bytes)
+                if self.head_done or not (
+                    _REPAIRABLE.search(received) or received.lower().count(b"content-length:") > 1
+                ):
+                    raise
+                # Start again on all received so far, each head repaired before it is parsed.
+                self.parser = HttpResponseParser(self)
+                self.headers = []
+                self.reason = b""
+                self.interim = False
+                self.repairing = bytearray()
+                self._feed_repaired(received)
+        if self.head_done:
+            self.head_bytes.clear()
+        else:
+            self.fed += len(data)
+            if self.fed > MAX_HEAD:
+                raise httpx.RemoteProtocolError(f"response head larger than {MAX_HEAD} bytes")
+
+    def _parse(self, data: bytes) -> None:
         try:
             self.parser.feed_data(data)
         except HttpParserUpgrade:
@@ -116,10 +180,23 @@ class ResponseReader:
             if not self.done:
                 raise httpx.RemoteProtocolError(f"malformed HTTP response: {exc}") from None
             self.keep_alive = False
-        if not self.head_done:
-            self.fed += len(data)
-            if self.fed > MAX_HEAD:
-                raise httpx.RemoteProtocolError(f"response head larger than {MAX_HEAD} bytes")
+
+    def _feed_repaired(self, data: bytes) -> None:
+        received = self.repairing
+        assert received is not None
+        start = max(len(received) - 3, 0)  # where a head end may begin: bytes dribbled in
+        received += data  # are scanned once, not again at each arrival
+        while not self.head_done:
+            end = _HEAD_END.search(received, start)
+            if end is None:
+                return
+            self._parse(_repaired(bytes(received[: end.start()])))
+            del received[: end.end()]
+            start = 0
+        self.repairing = None
+        self.keep_alive = False
+        if received:
+            self._parse(bytes(received))
 
     def eof(self) -> None:
         """The server closed the connection: the end of a read-until-close body, else an error."""
@@ -157,8 +234,9 @@ class ResponseReader:
         return b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode()
 
 
-def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool]:
-    """The request line and headers as sent, and whether the body goes chunked.
+def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool, int | None]:
+    """The request line and headers as sent, whether a streamed body goes chunked, and
+    its declared ``Content-Length`` if it does not.
 
     A streamed body without ``Content-Length`` or ``Transfer-Encoding`` goes chunked.
     """
@@ -166,6 +244,7 @@ def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool]:
     lines = [request.method.encode("ascii") + b" " + request.url.raw_path + b" HTTP/1.1"]
     lines += [name + b": " + value for name, value in raw]
     chunked = False
+    length: int | None = None
     if streaming:
         framed = False
         for name, value in raw:
@@ -175,6 +254,10 @@ def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool]:
                 chunked = value.lower().rstrip().endswith(b"chunked")
             elif lower == b"content-length":
                 framed = True
+                try:
+                    length = int(value)
+                except ValueError:
+                    raise httpx.LocalProtocolError("invalid Content-Length") from None
         if not framed:
             lines.append(b"Transfer-Encoding: chunked")
             chunked = True
@@ -183,7 +266,7 @@ def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool]:
     breaks = len(lines) - 1
     if head.count(b"\n") != breaks or head.count(b"\r") != breaks:
         raise httpx.LocalProtocolError("CR or LF in the request line or a header")
-    return head, chunked
+    return head, chunked, None if chunked else length
 
 
 async def send_body_stream(
@@ -191,12 +274,23 @@ async def send_body_stream(
     stream: Any,
     chunked: bool,
     timeout: float | None,
+    length: int | None = None,
 ) -> None:
-    """Send a streamed request body with ``write``, in chunked framing if ``chunked``."""
+    """Send a streamed request body with ``write``, in chunked framing if ``chunked``;
+    else exactly ``length`` bytes when it is given."""
     assert isinstance(stream, AsyncIterable), "an httpx.AsyncClient request has an async body"
+    sent = 0
     async for chunk in stream:
         if not chunk:
             continue
-        await write(b"%x\r\n%b\r\n" % (len(chunk), chunk) if chunked else chunk, timeout)
+        if chunked:
+            await write(b"%x\r\n%b\r\n" % (len(chunk), chunk), timeout)
+            continue
+        sent += len(chunk)
+        if length is not None and sent > length:
+            raise httpx.LocalProtocolError("request body longer than its Content-Length")
+        await write(chunk, timeout)
     if chunked:
         await write(b"0\r\n\r\n", timeout)
+    elif length is not None and sent < length:
+        raise httpx.LocalProtocolError("request body shorter than its Content-Length")

@@ -13,7 +13,7 @@ Rules:
    server may have read is never sent twice (a tool call must not run twice).
 3. ``_count`` counts the open connections, idle or in use, and those being opened; it
    never exceeds ``max_connections``. A request waits for room up to its pool timeout;
-   each release wakes one waiter.
+   each release wakes one waiter. Closing the pool wakes them all, and they fail.
 4. Timeouts come from the request (``connect``, ``read`` per wait for bytes, ``write``,
    ``pool``) and raise httpx's timeout errors; network and protocol failures raise httpx's
    `ConnectError`, `ReadError`, `WriteError` and `RemoteProtocolError`.
@@ -101,7 +101,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
             body: bytes | None = request.content
         except httpx.RequestNotRead:
             body = None
-        head, chunked = request_head(request, body is None)
+        head, chunked, length = request_head(request, body is None)
         fresh = False
         while True:
             conn = None if fresh or self._stale else self._idle_conn(key)
@@ -111,7 +111,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
             if conn is None:
                 conn = await self._acquire(key, timeouts, fresh)
             try:
-                return await self._exchange(conn, head, body, chunked, request, timeouts)
+                return await self._exchange(conn, head, body, chunked, length, request, timeouts)
             except _Retry:
                 await self._discard(conn)
                 fresh = True
@@ -125,6 +125,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         head: bytes,
         body: bytes | None,
         chunked: bool,
+        length: int | None,
         request: httpx.Request,
         timeouts: dict[str, float | None],
     ) -> httpx.Response:
@@ -136,7 +137,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         try:
             if body is None:
                 await conn.write(head, write_timeout)
-                await send_body_stream(conn.write, request.stream, chunked, write_timeout)
+                await send_body_stream(conn.write, request.stream, chunked, write_timeout, length)
             elif len(body) <= _CONCAT_LIMIT:
                 await conn.write(head + body, write_timeout)
             else:
@@ -199,10 +200,10 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         return None
 
     async def _acquire(self, key: Key, timeouts: dict[str, float | None], fresh: bool) -> Conn:
-        if self._closed:
-            raise RuntimeError("the transport is closed")
         deadline: float | None = None
         while True:
+            if self._closed:  # checked again after each wait: `aclose` wakes the waiters
+                raise RuntimeError("the transport is closed")
             while self._stale:
                 await self._stale.pop().aclose()
             conn = None if fresh else self._idle_conn(key)
@@ -232,11 +233,11 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
             try:
                 with anyio.fail_after(wait):
                     await event.wait()
-            except TimeoutError:
-                raise httpx.PoolTimeout("timed out waiting for a connection") from None
-            except BaseException:
-                if event.is_set():  # pass the wake-up on
+            except BaseException as exc:
+                if event.is_set():  # woken too late for this one: pass the wake-up on
                     self._wake_one()
+                if isinstance(exc, TimeoutError):
+                    raise httpx.PoolTimeout("timed out waiting for a connection") from None
                 raise
             finally:
                 with contextlib.suppress(ValueError):
@@ -307,8 +308,13 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         await conn.aclose()
 
     async def aclose(self) -> None:
-        """Close the idle connections; those in use close when their responses end."""
+        """Close the idle connections; those in use close when their responses end.
+
+        Requests waiting for a connection fail with `RuntimeError`.
+        """
         self._closed = True
+        while self._waiters:
+            self._waiters.popleft().set()
         idle = [conn for conns in self._idle.values() for conn in conns]
         self._idle.clear()
         self._count -= len(idle)
