@@ -3,17 +3,15 @@
 Each transport turns a 1.0 method name and its params model into a call and gives back
 the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
 error as its `A2A_ERRORS` class. The JSON-RPC one makes each call with
-`jsonrpc_core.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task);
-with a `WireTap` it is a `jsonrpc_core.Peer` over `StreamableHTTPTransport` instead (0.3
-calls go through the ``_compat03`` bridge either way). The HTTP+JSON one maps calls to routes
-with ``_http_binding``.
+`jsonrpc_core.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task,
+recorded by the caller when there is a `WireTap`; 0.3 calls go through the ``_compat03``
+bridge). The HTTP+JSON one maps calls to routes with ``_http_binding``.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Callable, Mapping
-from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx
@@ -23,10 +21,8 @@ import pydantic_core
 from jsonrpc_core import (
     HTTPStatusError,
     JsonRpcError,
-    Peer,
     RequestType,
     SSEDecoder,
-    StreamableHTTPTransport,
     TransportError,
     WireTap,
 )
@@ -76,9 +72,8 @@ class JsonRpcClientTransport(ClientTransport):
     ends with a call still unanswered, or breaks, raises `TransportError` (after the
     events it did carry): `A2AClient` fills the gap itself, so nothing is resumed here.
 
-    With ``tap``, the calls go through a `jsonrpc_core.Peer` over
-    `StreamableHTTPTransport` instead, and every JSON-RPC message is recorded (as
-    "client" and "agent", transport "http"); streamed results one event per message.
+    With ``tap``, every JSON-RPC message sent and received is recorded (as "client"
+    and "agent", transport "http"); streamed results one event per message.
     """
 
     def __init__(
@@ -95,59 +90,26 @@ class JsonRpcClientTransport(ClientTransport):
         all_headers = dict(headers or {})
         if protocol_version != "0.3":
             all_headers["A2A-Version"] = protocol_version
-        self._caller = HTTPCaller(client, url, headers=all_headers, errors=A2A_ERRORS)
-        self._tap = tap
-        self._http: StreamableHTTPTransport | None = None
-        if tap is not None:
-            self._http = StreamableHTTPTransport(
-                url,
-                client=client,
-                headers=all_headers,
-                standalone_stream=False,
-                terminate_on_close=False,
-                max_reconnects=0,
-            )
-        self._stack = AsyncExitStack()
-        self._peer: Peer | None = None
-
-    async def __aenter__(self) -> JsonRpcClientTransport:
-        if self._tap is None or self._http is None:
-            return self
-        await self._stack.__aenter__()
-        try:
-            await self._stack.enter_async_context(self._http)
-            stream = self._tap.wrap(self._http, local="client", remote="agent", transport="http")
-            self._peer = await self._stack.enter_async_context(
-                Peer(stream, name="a2a-client", errors=A2A_ERRORS)
-            )
-        except BaseException:
-            await self._stack.aclose()
-            raise
-        return self
+        self._caller = HTTPCaller(
+            client,
+            url,
+            headers=all_headers,
+            errors=A2A_ERRORS,
+            tap=tap,
+            local="client",
+            remote="agent",
+            transport="http",
+        )
 
     async def aclose(self) -> None:
         self._caller.close()
-        self._peer = None
-        await self._stack.aclose()
-
-    @property
-    def peer(self) -> Peer:
-        """The JSON-RPC peer (only with a ``tap``, while the transport is open)."""
-        assert self._peer is not None, "use the transport as an async context manager"
-        return self._peer
 
     async def call(self, method: str, params: A2AModel) -> Any:
         try:
             if self.protocol_version == "0.3":
                 name, wire = params_to_v03(method, params)
-                if self._peer is not None:
-                    raw = await self._peer.request(name, wire)
-                else:
-                    raw = await self._caller.call(name, wire)
-                return result_from_v03(method, raw)
+                return result_from_v03(method, await self._caller.call(name, wire))
             descriptor = METHODS_V10[method]
-            if self._peer is not None:
-                return await self._peer.request(descriptor, params)
             return await self._caller.call(descriptor.method, params, _result_validator(descriptor))
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
@@ -155,31 +117,11 @@ class JsonRpcClientTransport(ClientTransport):
             raise _refined(exc) from None
 
     def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
-        if self._peer is not None:
-            return self._peer_stream(method, params)
         if self.protocol_version == "0.3":
             name, wire = params_to_v03(method, params)
             return self._caller.stream(name, wire, lambda raw: result_from_v03(method, raw))
         descriptor = METHODS_V10[method]
         return self._caller.stream(descriptor.method, params, _result_validator(descriptor))
-
-    async def _peer_stream(
-        self, method: str, params: A2AModel
-    ) -> AsyncGenerator[StreamResponse, None]:
-        peer = self.peer
-        try:
-            if self.protocol_version == "0.3":
-                name, wire = params_to_v03(method, params)
-                raw: Any
-                async for raw in peer.request_stream(name, wire):
-                    yield result_from_v03(method, raw)
-                return
-            async for event in peer.request_stream(METHODS_V10[method], params):
-                yield event
-        except HTTPStatusError:
-            raise  # an HTTP error status (401, 413, ...): a TransportError with .status
-        except JsonRpcError as exc:
-            raise _refined(exc) from None
 
 
 _VALIDATORS: dict[str, Callable[[Any], Any]] = {}

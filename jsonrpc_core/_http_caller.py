@@ -6,15 +6,16 @@ binding, a sessionless MCP server): each call POSTs one request and reads the an
 background reader, queue or request table. A streamed answer is decoded a received
 chunk at a time (`SSEDecoder.feed_messages`), and a streaming call yields each result
 as its chunk arrives. Nothing is resumed: an SSE answer that ends or breaks with the
-call unanswered raises `TransportError`. Use `StreamableHTTPTransport` for sessions,
-server-initiated messages, resumption or a `WireTap`.
+call unanswered raises `TransportError`. With a `WireTap`, each request sent and each
+JSON-RPC message received is recorded as `TappedStream` would record it. Use
+`StreamableHTTPTransport` for sessions, server-initiated messages or resumption.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import AsyncGenerator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
@@ -32,6 +33,9 @@ from ._errors import (
 from ._http_client import HTTPStatusError
 from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ._wire import ErrorResponse, InvalidMessage, Request, RequestId, Response, encode, parse
+
+if TYPE_CHECKING:
+    from ._tap import WireTap
 
 __all__ = ["HTTPCaller"]
 
@@ -53,6 +57,12 @@ class HTTPCaller:
     JSON-RPC error, `TransportError` when the server cannot be reached or answers
     without the response, `ConnectionClosed` after `close`, and `SSEError` for an
     event stream over the limits of `SSEDecoder`.
+
+    With ``tap``, each request is recorded as sent and each JSON-RPC message read from
+    an answer (every event of a stream; not an invalid one, nor an HTTP error status's
+    body) as received, between ``local`` and ``remote`` over ``transport``: the
+    records a `TappedStream` makes of the same exchange. A call reads its answer only
+    up to its response, so what a server sends after it is not recorded.
     """
 
     def __init__(
@@ -63,6 +73,10 @@ class HTTPCaller:
         headers: Mapping[str, str] | None = None,
         errors: ErrorTable = STANDARD_ERRORS,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        tap: WireTap | None = None,
+        local: str = "client",
+        remote: str = "server",
+        transport: str = "http",
     ) -> None:
         self.url = url
         self.errors = errors
@@ -76,6 +90,10 @@ class HTTPCaller:
             {**dict(headers or {}), "accept": _ACCEPT_BOTH, "content-type": "application/json"}
         )
         self._next_id = 1
+        self._tap = tap
+        self._local = local
+        self._remote = remote
+        self._transport = transport
 
     def close(self) -> None:
         """Refuse further calls (with `ConnectionClosed`); calls under way go on."""
@@ -93,13 +111,14 @@ class HTTPCaller:
         request_id, response = await self._post(method, params)
         answer: Response | ErrorResponse | None = None
         try:
+            tapped = self._tap is not None
             if not self._is_sse(response):
                 body = await self._body(response)
-                result = _plain_result(body, request_id)
+                result = _NOT_PLAIN if tapped else _plain_result(body, request_id)
                 if result is not _NOT_PLAIN:
                     answer = Response(request_id, result)
                 else:
-                    answer = _answer_in(parse(body), request_id)
+                    answer = _answer_in(self._parsed(body), request_id)
                 if answer is None:
                     raise TransportError(f"{self.url} answered {method} without its response")
             else:
@@ -108,11 +127,11 @@ class HTTPCaller:
                 try:
                     async for chunk in response.aiter_bytes():
                         for data in decoder.feed_messages(chunk, seen):
-                            result = _plain_result(data, request_id)
+                            result = _NOT_PLAIN if tapped else _plain_result(data, request_id)
                             if result is not _NOT_PLAIN:
                                 answer = Response(request_id, result)
                                 break
-                            answer = _answer_in(parse(data), request_id)
+                            answer = _answer_in(self._parsed(data), request_id)
                             if answer is not None:
                                 break
                         if answer is not None:
@@ -154,7 +173,7 @@ class HTTPCaller:
         try:
             if not self._is_sse(response):
                 body = await self._body(response)
-                answer = _answer_in(parse(body), request_id)
+                answer = _answer_in(self._parsed(body), request_id)
                 if answer is None:
                     raise TransportError(f"{self.url} answered {method} without its response")
                 if isinstance(answer, ErrorResponse):
@@ -164,6 +183,7 @@ class HTTPCaller:
             decoder = SSEDecoder(max_event_size=self.max_event_size)
             seen: set[str] = set()
             answered = False
+            tapped = self._tap is not None
             chunks = response.aiter_bytes()
             while True:
                 try:
@@ -173,12 +193,12 @@ class HTTPCaller:
                 except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
                     raise TransportError(f"response stream broke: {exc!r}") from exc
                 for data in decoder.feed_messages(chunk, seen):
-                    result = _plain_result(data, request_id)
+                    result = _NOT_PLAIN if tapped else _plain_result(data, request_id)
                     if result is not _NOT_PLAIN:
                         answered = True
                         yield result if validate is None else validate(result)
                         continue
-                    answer = _answer_in(parse(data), request_id)
+                    answer = _answer_in(self._parsed(data), request_id)
                     if answer is None:
                         continue
                     answered = True
@@ -199,12 +219,14 @@ class HTTPCaller:
             raise ConnectionClosed("Connection closed: connection closed")
         request_id = self._next_id
         self._next_id += 1
+        message = Request(request_id, method, params)
+        if self._tap is not None:
+            self._tap.record_message(
+                "send", message, local=self._local, remote=self._remote, transport=self._transport
+            )
         client = self._client
         request = client.build_request(
-            "POST",
-            self._url,
-            content=encode(Request(request_id, method, params)),
-            headers=self._headers,
+            "POST", self._url, content=encode(message), headers=self._headers
         )
         try:
             response = await client.send(request, stream=True)
@@ -226,6 +248,19 @@ class HTTPCaller:
             await response.aclose()
             raise
         return request_id, response
+
+    def _parsed(self, data: str | bytes) -> Any:
+        """``parse(data)``, recorded as received when tapped (unless invalid)."""
+        payload = parse(data)
+        if self._tap is not None and not isinstance(payload, InvalidMessage):
+            self._tap.record_message(
+                "receive",
+                payload,
+                local=self._local,
+                remote=self._remote,
+                transport=self._transport,
+            )
+        return payload
 
     async def _body(self, response: httpx.Response) -> bytes:
         try:

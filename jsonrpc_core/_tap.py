@@ -70,6 +70,23 @@ class WireTap:
         for sink in self.sinks:
             sink(record)
 
+    def record_message(
+        self,
+        direction: Direction,
+        payload: Any,
+        *,
+        local: str,
+        remote: str,
+        transport: str,
+    ) -> None:
+        """Record one message or batch (a `Message`, `InvalidMessage` or a list of them)
+        sent or received by ``local``, timed now.
+
+        The one way a record is built, for `TappedStream` and for callers that read
+        the wire themselves (`HTTPCaller`).
+        """
+        self.record(TapRecord(time.time(), direction, transport, local, remote, _as_json(payload)))
+
     def wrap(
         self, stream: MessageStream, *, local: str, remote: str, transport: str
     ) -> TappedStream:
@@ -90,15 +107,8 @@ class TappedStream:
         self._transport = transport
 
     def _record(self, direction: Direction, payload: Any) -> None:
-        self._tap.record(
-            TapRecord(
-                time.time(),
-                direction,
-                self._transport,
-                self._local,
-                self._remote,
-                _as_json(payload),
-            )
+        self._tap.record_message(
+            direction, payload, local=self._local, remote=self._remote, transport=self._transport
         )
 
     async def send(

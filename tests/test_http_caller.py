@@ -19,8 +19,12 @@ from jsonrpc_core import (
     HTTPStatusError,
     JsonRpcError,
     MethodNotFound,
+    Peer,
     ResultValidationError,
+    StreamableHTTPTransport,
+    TapRecord,
     TransportError,
+    WireTap,
 )
 from jsonrpc_core._http_caller import HTTPCaller
 
@@ -231,3 +235,168 @@ async def test_an_unreachable_server_is_a_transport_error() -> None:
     caller, _ = _caller(answer)
     with pytest.raises(TransportError, match=r"POST http://server\.test/rpc failed"):
         await caller.call("m")
+
+
+# -- the wire tap: the records a TappedStream makes of the same exchange ------------
+
+
+def _tap_records(records: list[TapRecord]) -> list[tuple[Any, ...]]:
+    """Each record without its time; the message also as written (member order counts)."""
+    return [
+        (r.direction, r.transport, r.local, r.remote, r.message, json.dumps(r.message))
+        for r in records
+    ]
+
+
+async def _tapped_caller_records(
+    answer: Callable[[dict[str, Any]], httpx.Response], run: Callable[[Any], Any]
+) -> list[tuple[Any, ...]]:
+    records: list[TapRecord] = []
+    server = _Server(answer)
+    caller = HTTPCaller(
+        httpx.AsyncClient(transport=server),
+        URL,
+        errors=TABLE,
+        tap=WireTap(records.append),
+        local="client",
+        remote="agent",
+        transport="http",
+    )
+    await run(caller)
+    return _tap_records(records)
+
+
+async def _tapped_stream_records(
+    answer: Callable[[dict[str, Any]], httpx.Response], run: Callable[[Any], Any]
+) -> list[tuple[Any, ...]]:
+    """What a `Peer` over a tapped `StreamableHTTPTransport` records (the A2A client's
+    tapped path before it used `HTTPCaller`)."""
+    records: list[TapRecord] = []
+    http = StreamableHTTPTransport(
+        URL,
+        client=httpx.AsyncClient(transport=_Server(answer)),
+        standalone_stream=False,
+        terminate_on_close=False,
+        max_reconnects=0,
+    )
+    async with http:
+        stream = WireTap(records.append).wrap(
+            http, local="client", remote="agent", transport="http"
+        )
+        async with Peer(stream, errors=TABLE) as peer:
+            await run(peer)
+    return _tap_records(records)
+
+
+async def _both(
+    answer: Callable[[dict[str, Any]], httpx.Response],
+    on_caller: Callable[[HTTPCaller], Any],
+    on_peer: Callable[[Peer], Any],
+) -> list[tuple[Any, ...]]:
+    ours = await _tapped_caller_records(answer, on_caller)
+    reference = await _tapped_stream_records(answer, on_peer)
+    assert ours == reference
+    return ours
+
+
+def _reordered(**fields: Any) -> bytes:
+    """A message with its members in an unusual order (records hold it re-encoded)."""
+    return json.dumps({**fields, "jsonrpc": "2.0"}).encode()
+
+
+async def test_tap_records_a_json_answer_as_a_tapped_stream_does() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        return _json(_reordered(result={"b": 1, "a": [1.5, None]}, id=r["id"]))
+
+    async def on_caller(caller: HTTPCaller) -> None:
+        assert await caller.call("echo", {"x": "é"}) == {"b": 1, "a": [1.5, None]}
+
+    async def on_peer(peer: Peer) -> None:
+        await peer.request("echo", {"x": "é"})
+
+    records = await _both(answer, on_caller, on_peer)
+    assert [r[:5] for r in records] == [
+        ("send", "http", "client", "agent", _m(id=1, method="echo", params={"x": "é"})),
+        ("receive", "http", "client", "agent", _m(id=1, result={"b": 1, "a": [1.5, None]})),
+    ]
+
+
+async def test_tap_records_each_event_of_an_sse_answer_as_a_tapped_stream_does() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        events = [
+            _msg(method="progress", params={"n": 1}),
+            _reordered(result="first", id=r["id"]),
+            b"{not json",
+            _msg(id=999, result="not ours"),
+            _msg(id=r["id"], result="second"),
+            json.dumps([json.loads(_msg(method="a")), json.loads(_msg(method="b"))]).encode(),
+            _msg(id=r["id"], result="third"),
+        ]
+        wire = b"".join(b"id: %d\ndata: %s\n\n" % (i, e) for i, e in enumerate(events))
+        return _sse([wire[i : i + 23] for i in range(0, len(wire), 23)])
+
+    async def on_caller(caller: HTTPCaller) -> None:
+        async with aclosing(caller.stream("s", {"k": 1})) as results:
+            assert [r async for r in results] == ["first", "second", "third"]
+
+    async def on_peer(peer: Peer) -> None:
+        stream: Any = peer.request_stream("s", {"k": 1})
+        async with aclosing(stream) as results:
+            assert [r async for r in results] == ["first", "second", "third"]
+
+    records = await _both(answer, on_caller, on_peer)
+    assert [r[0] for r in records] == ["send"] + ["receive"] * 6  # not the invalid event
+    assert records[-2][4] == [_m(method="a"), _m(method="b")]
+
+
+@pytest.mark.parametrize("how", ["json", "sse", "http-400"])
+async def test_tap_records_an_error_answer_as_a_tapped_stream_does(how: str) -> None:
+    error = {"code": -32042, "message": "busy", "data": {"why": 1}}
+
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        if how == "sse":
+            one = b"data: " + _msg(id=r["id"], result=1) + b"\n\n"
+            return _sse([one, b"data: " + _reordered(error=error, id=r["id"]) + b"\n\n"])
+        return _json(_reordered(error=error, id=r["id"]), 400 if how == "http-400" else 200)
+
+    async def on_caller(caller: HTTPCaller) -> None:
+        with pytest.raises(Busy):
+            if how == "sse":
+                async with aclosing(caller.stream("m")) as results:
+                    assert [r async for r in results] == [1]
+            else:
+                await caller.call("m")
+
+    async def on_peer(peer: Peer) -> None:
+        with pytest.raises(Busy):
+            if how == "sse":
+                stream: Any = peer.request_stream("m")
+                async with aclosing(stream) as results:
+                    assert [r async for r in results] == [1]
+            else:
+                await peer.request("m")
+
+    records = await _both(answer, on_caller, on_peer)
+    received = [r[4] for r in records if r[0] == "receive"]
+    # An HTTP error status's body is raised with the send, not received as a message.
+    assert received[-1:] == ([] if how == "http-400" else [_m(id=1, error=error)])
+
+
+async def test_tap_records_a_send_even_when_the_post_fails() -> None:
+    def answer(r: dict[str, Any]) -> httpx.Response:
+        raise httpx.ConnectError("refused")
+
+    async def on_caller(caller: HTTPCaller) -> None:
+        with pytest.raises(TransportError):
+            await caller.call("m")
+
+    async def on_peer(peer: Peer) -> None:
+        with pytest.raises(TransportError):
+            await peer.request("m")
+
+    records = await _both(answer, on_caller, on_peer)
+    assert [r[0] for r in records] == ["send"]
+
+
+def _m(**fields: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", **fields}

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from a2a_layer import A2AClient
+from a2a_layer import A2AClient, TaskNotFound
 from jsonrpc_core import (
     Received,
     Request,
@@ -74,3 +74,20 @@ async def test_a2a_client_tap_records_calls_and_each_streamed_event() -> None:
     streamed = [m for m in received if m.get("id") == stream_id]
     assert len(streamed) == len(events) >= 4
     assert {(r.local, r.remote, r.transport) for r in records} == {("client", "agent", "http")}
+
+
+async def test_a2a_client_tap_records_an_error_answer() -> None:
+    records: list[TapRecord] = []
+    server = build_server(delay=0)
+    async with running_server(server.asgi_app()) as url:
+        async with A2AClient.connect(url, tap=WireTap(records.append)) as client:
+            with pytest.raises(TaskNotFound):
+                await client.get_task("no-such-task")
+    assert [(r.direction, r.local, r.remote, r.transport) for r in records] == [
+        ("send", "client", "agent", "http"),
+        ("receive", "client", "agent", "http"),
+    ]
+    sent, received = (r.message for r in records)
+    assert sent["method"] == "GetTask" and sent["params"] == {"id": "no-such-task"}
+    assert list(received) == ["jsonrpc", "id", "error"]
+    assert received["id"] == sent["id"] and received["error"]["code"] == TaskNotFound.code
