@@ -15,9 +15,9 @@ fixed number of calls, then shuts the server down cleanly (untimed).
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from jsonrpc_core import Peer, spawn_stdio
 from ._harness import (
     REPO_ROOT,
     Contender,
+    NdjsonClient,
     Sample,
     format_ratio,
     measure,
@@ -110,85 +111,6 @@ async def _rpcweave_sample(load: Load, warmup: int) -> Sample:
 # -- floor --------------------------------------------------------------------------
 
 
-class _FloorClient:
-    """A minimal hand-written JSON-RPC client for a subprocess speaking NDJSON.
-
-    With one request in flight it writes a line and reads the next line. With several,
-    a reader task matches responses to callers through a dict of futures.
-    """
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        assert process.stdin is not None and process.stdout is not None
-        self._process = process
-        self._writer = process.stdin
-        self._reader = process.stdout
-        self._next_id = 0
-        self._pending: dict[int, asyncio.Future[Any]] = {}
-        self._reader_task: asyncio.Task[None] | None = None
-
-    def _encode(self, request_id: int) -> bytes:
-        request = {"jsonrpc": "2.0", "id": request_id, "method": "echo", "params": PARAMS}
-        return json.dumps(request, separators=(",", ":")).encode() + b"\n"
-
-    async def call_sequential(self) -> object:
-        """One round trip; only valid while nothing else is in flight."""
-        self._next_id += 1
-        request_id = self._next_id
-        self._writer.write(self._encode(request_id))
-        await self._writer.drain()
-        line = await self._reader.readline()
-        if not line:
-            raise ConnectionError("floor server closed the connection")
-        reply = json.loads(line)
-        if reply.get("id") != request_id:
-            raise RuntimeError(f"floor: response id {reply.get('id')!r}, expected {request_id}")
-        if "error" in reply:
-            raise RuntimeError(f"floor: error response {reply['error']!r}")
-        return reply["result"]
-
-    def start_reader(self) -> None:
-        """Switch to multiplexed mode: a task routes each response to its caller."""
-        self._reader_task = asyncio.get_running_loop().create_task(self._read_replies())
-
-    async def call_multiplexed(self) -> object:
-        """One round trip that may overlap with others (after `start_reader`)."""
-        self._next_id += 1
-        request_id = self._next_id
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._pending[request_id] = future
-        self._writer.write(self._encode(request_id))
-        await self._writer.drain()
-        return await future
-
-    async def _read_replies(self) -> None:
-        try:
-            while line := await self._reader.readline():
-                reply = json.loads(line)
-                future = self._pending.pop(reply["id"], None)
-                if future is None or future.done():
-                    continue
-                if "error" in reply:
-                    future.set_exception(RuntimeError(f"floor: error {reply['error']!r}"))
-                else:
-                    future.set_result(reply["result"])
-        finally:
-            pending, self._pending = self._pending, {}
-            for future in pending.values():
-                if not future.done():
-                    future.set_exception(ConnectionError("floor server closed the connection"))
-
-    async def close(self) -> None:
-        """Close stdin, let the server exit on end of input, and reap it."""
-        self._writer.close()
-        try:
-            await self._writer.wait_closed()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        await self._process.wait()
-        if self._reader_task is not None:
-            await self._reader_task
-
-
 async def _floor_sample(load: Load, warmup: int) -> Sample:
     """One run of the floor contender: spawn, warm up, time, shut down."""
     process = await asyncio.create_subprocess_exec(
@@ -198,13 +120,13 @@ async def _floor_sample(load: Load, warmup: int) -> Sample:
         stdout=asyncio.subprocess.PIPE,
         cwd=REPO_ROOT,
     )
-    client = _FloorClient(process)
+    client = NdjsonClient(process)
     try:
         if load.in_flight == 1:
-            call = client.call_sequential
+            call = partial(client.call_sequential, "echo", PARAMS)
         else:
             client.start_reader()
-            call = client.call_multiplexed
+            call = partial(client.call_multiplexed, "echo", PARAMS)
         _check_echo(await call(), FLOOR)
         return await measure(call, warmup=warmup, calls=load.calls, concurrency=load.in_flight)
     finally:
