@@ -11,17 +11,15 @@ bridge). The HTTP+JSON one maps calls to routes with ``_http_binding``.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 import httpx
-import pydantic
 import pydantic_core
 
 from jsonrpc_core import (
     HTTPStatusError,
     JsonRpcError,
-    RequestType,
     SSEDecoder,
     TransportError,
     WireTap,
@@ -110,7 +108,7 @@ class JsonRpcClientTransport(ClientTransport):
                 name, wire = params_to_v03(method, params)
                 return result_from_v03(method, await self._caller.call(name, wire))
             descriptor = METHODS_V10[method]
-            return await self._caller.call(descriptor.method, params, _result_validator(descriptor))
+            return await self._caller.call(descriptor.method, params, descriptor.validate_result)
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
         except JsonRpcError as exc:
@@ -121,28 +119,7 @@ class JsonRpcClientTransport(ClientTransport):
             name, wire = params_to_v03(method, params)
             return self._caller.stream(name, wire, lambda raw: result_from_v03(method, raw))
         descriptor = METHODS_V10[method]
-        return self._caller.stream(descriptor.method, params, _result_validator(descriptor))
-
-
-_VALIDATORS: dict[str, Callable[[Any], Any]] = {}
-
-
-def _result_validator(descriptor: RequestType[Any, Any]) -> Callable[[Any], Any]:
-    """``descriptor.validate_result``, as the result model's own validator once the
-    model is built (the models defer building, and ``validate_result`` then goes through
-    a TypeAdapter: the same checks and errors, one call more)."""
-    validate = _VALIDATORS.get(descriptor.method)
-    if validate is None:
-        validate = descriptor.validate_result
-        model = descriptor.result_type
-        if isinstance(model, type) and issubclass(model, pydantic.BaseModel):
-            if not model.__pydantic_complete__:
-                model.model_rebuild(raise_errors=False)
-            validator = model.__pydantic_validator__
-            if isinstance(validator, pydantic_core.SchemaValidator):
-                validate = validator.validate_python
-        _VALIDATORS[descriptor.method] = validate
-    return validate
+        return self._caller.stream(descriptor.method, params, descriptor.validate_result)
 
 
 class RestClientTransport(ClientTransport):

@@ -13,20 +13,16 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import pydantic
 
 from jsonrpc_core import (
-    InvalidParams,
     MethodNotFound,
     MethodRegistry,
-    NotificationType,
     RequestContext,
     RequestId,
     RequestType,
-    format_validation_error,
 )
 
 from . import _methods as m
@@ -52,7 +48,7 @@ class ClientServer:
         client = self.client
         registry = MethodRegistry()
         registry.on(m.SESSION_REQUEST_PERMISSION, self._request_permission)
-        registry.on(_UNTYPED_SESSION_UPDATE, self._session_update_handler())
+        registry.on(m.SESSION_UPDATE, self._session_update_handler())
         self._on(registry, m.FS_READ_TEXT_FILE, client.read_text_file)
         self._on(registry, m.FS_WRITE_TEXT_FILE, client.write_text_file, s.WriteTextFileResponse)
         self._on(registry, m.TERMINAL_CREATE, client.create_terminal)
@@ -77,20 +73,10 @@ class ClientServer:
             await conn._settle_setup(params.session_id)
             await session_update(params)
 
-        validate: Callable[[Any], s.SessionNotification] = _validate_session_notification
-
-        # The hot path of a prompt turn. Not a coroutine function: the peer awaits what it
-        # returns (no extra frame per update). The params are validated here by the model's
-        # own validator, as the typed descriptor would (same errors), minus its wrappers.
-        def serve(raw: Any, ctx: RequestContext) -> Awaitable[None]:
-            nonlocal validate
-            try:
-                params = validate({} if raw is None else raw)
-            except pydantic.ValidationError as exc:
-                raise InvalidParams(format_validation_error(exc)) from None
-            if validate is _validate_session_notification:
-                # Built by now (the model's build is deferred): keep its bound method.
-                validate = s.SessionNotification.__pydantic_validator__.validate_python
+        # The hot path of a prompt turn (the Peer validated the params with the model's
+        # own validator). Not a coroutine function: the peer awaits what it returns (no
+        # extra frame per update).
+        def serve(params: s.SessionNotification, ctx: RequestContext) -> Awaitable[None]:
             if params.session_id in conn.sessions:
                 return session_update(params)
             return after_setup(params)
@@ -162,17 +148,6 @@ class ClientServer:
     async def _ext_notification(self, params: Any, ctx: RequestContext) -> None:
         if ctx.method.startswith("_"):
             await self.client.ext_notification(ctx.method, params)
-
-
-# session/update params are validated by its handler (see ``_session_update_handler``).
-_UNTYPED_SESSION_UPDATE: NotificationType[Any] = NotificationType(m.SESSION_UPDATE.method)
-
-
-def _validate_session_notification(raw: Any) -> s.SessionNotification:
-    # Until the model is built (its build is deferred to first use, ~40 ms), its validator
-    # attribute is a placeholder that builds it: look it up on every call until then.
-    validator = s.SessionNotification.__pydantic_validator__
-    return cast(s.SessionNotification, validator.validate_python(raw))
 
 
 def _drop_ctx(handler: Callable[[Any], Any]) -> Callable[[Any, RequestContext], Any]:

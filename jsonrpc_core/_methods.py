@@ -101,8 +101,11 @@ class _Typed:
 
 def _validator_for(tp: Any) -> Callable[[Any], Any]:
     """``validate_python`` for ``tp``: a model's own validator when it has a complete one
-    (the same checks and errors as a TypeAdapter's, one call less), else a TypeAdapter's."""
+    (the same checks and errors as a TypeAdapter's, one call less), else a TypeAdapter's.
+    A model whose build is deferred (``defer_build``) is built here, at first use."""
     if isinstance(tp, type) and issubclass(tp, pydantic.BaseModel):
+        if not tp.__pydantic_complete__:
+            tp.model_rebuild(raise_errors=False)
         validator = tp.__pydantic_validator__
         if isinstance(validator, SchemaValidator):
             return validator.validate_python

@@ -1,6 +1,7 @@
-"""The client's ``session/update`` handler: the same params and errors as the model's own
-validation, on the first update (the model's build is deferred) and on the ones after it,
-whose validator the handler keeps."""
+"""The client's ``session/update`` entry, served as the Peer serves it (the registered
+descriptor validates, then the handler runs): the same params and errors as the model's
+own validation, on the first update (the model's build is deferred) and on the ones
+after it, for which the descriptor keeps the model's own validator."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import pydantic_core
 import pytest
 from test_acp_models import UPDATES
 
+from acp_layer import Client
 from acp_layer import schema as s
 from acp_layer._client_server import ClientServer
 from jsonrpc_core import InvalidParams, format_validation_error
@@ -23,7 +25,7 @@ from jsonrpc_core import InvalidParams, format_validation_error
 REPO = Path(__file__).resolve().parents[1]
 
 
-class _Client:
+class _Client(Client):
     def __init__(self) -> None:
         self.seen: list[s.SessionNotification] = []
 
@@ -45,8 +47,13 @@ def _wire(obj: Any) -> Any:
     return json.loads(pydantic_core.to_json(obj, by_alias=True, exclude_none=True))
 
 
-def _serve(conn: _Conn, handler: Any, raw: Any) -> s.SessionNotification:
-    outcome = handler(raw, None)
+def _entry(conn: _Conn) -> Any:
+    """A fresh registry's ``session/update`` entry (its descriptor and handler)."""
+    return ClientServer(cast(Any, conn)).registry(unstable=False).notifications["session/update"]
+
+
+def _serve(conn: _Conn, entry: Any, raw: Any) -> s.SessionNotification:
+    outcome = entry.handler(entry.descriptor.validate_params(raw), None)
     with pytest.raises(StopIteration):
         outcome.send(None)
     return conn.client.seen.pop()
@@ -113,12 +120,12 @@ def test_every_update_variant_is_covered() -> None:
 def test_params_equal_the_models_own_validation(rounds: int) -> None:
     # rounds=1: each raw is served by a fresh handler (its first update); 3: by one handler.
     conn = _Conn()
-    handler = ClientServer(cast(Any, conn))._session_update_handler()
+    entry = _entry(conn)
     for _ in range(rounds):
         for raw in RAWS:
             if rounds == 1:
-                handler = ClientServer(cast(Any, conn))._session_update_handler()
-            got = _serve(conn, handler, raw)
+                entry = _entry(conn)
+            got = _serve(conn, entry, raw)
             want = s.SessionNotification.model_validate(raw)
             assert type(got) is type(want) is s.SessionNotification
             assert type(got.update) is type(want.update)
@@ -134,33 +141,34 @@ def test_errors_equal_the_models_own_errors(raw: Any) -> None:
         s.SessionNotification.model_validate({} if raw is None else raw)
     expected = format_validation_error(model_error.value)
     conn = _Conn()
-    handler = ClientServer(cast(Any, conn))._session_update_handler()
+    entry = _entry(conn)
     for _ in range(2):
         with pytest.raises(InvalidParams) as got:
-            handler(raw, None)
+            _serve(conn, entry, raw)
         assert got.value.message == expected
-        # A good update after it is served (the handler keeps working either way).
-        assert _serve(conn, handler, RAWS[0]).session_id == "s"
+        # A good update after it is served (the entry keeps working either way).
+        assert _serve(conn, entry, RAWS[0]).session_id == "s"
 
 
 def test_unknown_session_waits_for_setup() -> None:
     conn = _Conn()
-    handler = ClientServer(cast(Any, conn))._session_update_handler()
     raw = {"sessionId": "other", "update": _wire(UPDATES[0])}
-    got = _serve(conn, handler, raw)
+    got = _serve(conn, _entry(conn), raw)
     assert conn.settled == ["other"]
     assert got == s.SessionNotification.model_validate(raw)
 
 
 def test_model_is_built_on_the_first_update_not_before() -> None:
-    # In a fresh interpreter: setting the handler up must not build the model (~40 ms);
-    # the first update builds it, later ones use the validator the handler kept.
+    # In a fresh interpreter: setting the registry up must not build the model (~40 ms);
+    # the first update builds it, and the descriptor keeps the model's own validator
+    # (not a TypeAdapter around the deferred model).
     code = textwrap.dedent(
         """
+        from acp_layer import Client as BaseClient
         from acp_layer import schema as s
         from acp_layer._client_server import ClientServer
 
-        class Client:
+        class Client(BaseClient):
             async def session_update(self, params):
                 seen.append(params)
 
@@ -169,15 +177,16 @@ def test_model_is_built_on_the_first_update_not_before() -> None:
             sessions = {"s": None}
 
         seen = []
-        handler = ClientServer(Conn())._session_update_handler()
+        conn = Conn()
+        entry = ClientServer(conn).registry(unstable=False).notifications["session/update"]
         assert not s.SessionNotification.__pydantic_complete__
         raw = {"sessionId": "s", "update": {"sessionUpdate": "agent_message_chunk",
                "content": {"type": "text", "text": "hi"}}}
         for _ in range(3):
-            handler(raw, None).close()
+            entry.handler(entry.descriptor.validate_params(raw), None).close()
         assert s.SessionNotification.__pydantic_complete__
-        cells = {c.cell_contents for c in handler.__closure__ if callable(c.cell_contents)}
-        assert s.SessionNotification.__pydantic_validator__.validate_python in cells
+        kept = entry.descriptor._params_validate
+        assert kept == s.SessionNotification.__pydantic_validator__.validate_python, kept
         print("ok")
         """
     )

@@ -361,6 +361,23 @@ class Child(pydantic.BaseModel):
     name: str
 
 
+class Deferred(pydantic.BaseModel):
+    model_config = pydantic.ConfigDict(defer_build=True)
+    n: int
+
+
+def test_a_deferred_model_is_built_at_first_use_and_its_own_validator_kept() -> None:
+    descriptor = RequestType("count", Deferred, Deferred)
+    assert not Deferred.__pydantic_complete__
+    assert descriptor.validate_params({"n": "2"}) == Deferred(n=2)
+    assert descriptor.validate_result({"n": 3}) == Deferred(n=3)
+    own = Deferred.__pydantic_validator__.validate_python
+    assert descriptor._params_validate == own  # not a TypeAdapter wrapped around the model
+    assert descriptor._result_validate == own
+    with pytest.raises(InvalidParams, match=r"params\.n"):
+        descriptor.validate_params({"n": "two"})
+
+
 async def test_a_get_for_a_session_reaped_during_validate_is_not_found() -> None:
     async def validate(info: Any, payload: Any, session: Any) -> None:
         if payload is None and session is not None:
