@@ -35,7 +35,7 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import anyio.lowlevel
@@ -57,7 +57,7 @@ from ._state import (
     utc_now,
 )
 from ._store import MessageRecord, TaskStore, public_tenant
-from ._types._base import replaced, trusted
+from ._types._base import A2AModel, replaced, trusted
 from .types import (
     Artifact,
     Message,
@@ -289,25 +289,21 @@ class _Run:
         self, state: TaskState, message: Message | None, metadata: Mapping[str, Any] | None
     ) -> None:
         active = await self._ensure_task()
-        if isinstance(state, TaskState) and (message is None or type(message) is Message):
-            status = trusted(TaskStatus, state=state, message=message, timestamp=utc_now())
-        else:
-            status = TaskStatus(state=state, message=message, timestamp=utc_now())
-        if metadata is None:
-            event = trusted(
-                TaskStatusUpdateEvent,
-                task_id=self.task_id,
-                context_id=self.context_id,
-                status=status,
-                metadata=None,
-            )
-        else:
-            event = TaskStatusUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                status=status,
-                metadata=dict(metadata),
-            )
+        status = _made(
+            TaskStatus,
+            isinstance(state, TaskState) and (message is None or type(message) is Message),
+            state=state,
+            message=message,
+            timestamp=utc_now(),
+        )
+        event = _made(
+            TaskStatusUpdateEvent,
+            metadata is None,
+            task_id=self.task_id,
+            context_id=self.context_id,
+            status=status,
+            metadata=None if metadata is None else dict(metadata),
+        )
         await self.runtime.apply(active, event)
         if _closes(state):
             self.settled.set()
@@ -320,30 +316,19 @@ class _Run:
         metadata: Mapping[str, Any] | None,
     ) -> None:
         active = await self._ensure_task()
-        if (
+        event = _made(
+            TaskArtifactUpdateEvent,
             metadata is None
             and type(artifact) is Artifact
             and type(append) is bool
-            and type(last_chunk) is bool
-        ):
-            event = trusted(
-                TaskArtifactUpdateEvent,
-                task_id=self.task_id,
-                context_id=self.context_id,
-                artifact=artifact,
-                append=append,
-                last_chunk=last_chunk,
-                metadata=None,
-            )
-        else:
-            event = TaskArtifactUpdateEvent(
-                task_id=self.task_id,
-                context_id=self.context_id,
-                artifact=artifact,
-                append=append,
-                last_chunk=last_chunk,
-                metadata=dict(metadata) if metadata is not None else None,
-            )
+            and type(last_chunk) is bool,
+            task_id=self.task_id,
+            context_id=self.context_id,
+            artifact=artifact,
+            append=append,
+            last_chunk=last_chunk,
+            metadata=None if metadata is None else dict(metadata),
+        )
         await self.runtime.apply(active, event)
 
     async def reply(self, message: Message) -> None:
@@ -904,6 +889,15 @@ class TaskRuntime:
             return active.task
         finally:
             self._release(active)
+
+
+_M = TypeVar("_M", bound=A2AModel)
+
+
+def _made(cls: type[_M], trust: bool, /, **values: Any) -> _M:
+    """``cls(**values)``, built without validation when ``trust`` says the values are
+    the server's own, already of their fields' types (`trusted`)."""
+    return trusted(cls, **values) if trust else cls(**values)
 
 
 def _applied(task: Task, event: TaskStatusUpdateEvent | TaskArtifactUpdateEvent) -> Task:
