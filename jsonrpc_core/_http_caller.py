@@ -154,9 +154,7 @@ class HTTPCaller:
                     f"{method}: the result does not match its declared type: {exc}"
                 ) from None
         assert isinstance(answer, ErrorResponse)
-        error = self.errors.refine(answer.error)
-        error.received = True
-        raise error
+        raise self._received_error(answer.error)
 
     async def stream(
         self, method: str, params: Any = None, validate: Callable[[Any], Any] | None = None
@@ -177,7 +175,7 @@ class HTTPCaller:
                 if answer is None:
                     raise TransportError(f"{self.url} answered {method} without its response")
                 if isinstance(answer, ErrorResponse):
-                    raise self.errors.refine(answer.error)
+                    raise self._received_error(answer.error)
                 yield answer.result if validate is None else validate(answer.result)
                 return
             decoder = SSEDecoder(max_event_size=self.max_event_size)
@@ -203,7 +201,7 @@ class HTTPCaller:
                         continue
                     answered = True
                     if isinstance(answer, ErrorResponse):
-                        raise self.errors.refine(answer.error)
+                        raise self._received_error(answer.error)
                     yield answer.result if validate is None else validate(answer.result)
             if not answered or decoder.ended_with_retry:
                 error = _stream_error(decoder, answered=answered)
@@ -238,16 +236,20 @@ class HTTPCaller:
         try:
             if status >= 400:
                 error = _error_from_response(status, await self._body(response), request_id)
-                if isinstance(error, JsonRpcError):
-                    error = self.errors.refine(error)
-                    error.received = True
-                raise error
+                raise self._received_error(error) if isinstance(error, JsonRpcError) else error
             if status == 202:
                 raise TransportError(f"{self.url} accepted {method} without answering it")
         except BaseException:
             await response.aclose()
             raise
         return request_id, response
+
+    def _received_error(self, error: JsonRpcError) -> JsonRpcError:
+        """The server's ``error`` as its refined class, marked received (the server
+        answered with it: the call reached it)."""
+        refined = self.errors.refine(error)
+        refined.received = True
+        return refined
 
     def _parsed(self, data: str | bytes) -> Any:
         """``parse(data)``, recorded as received when tapped (unless invalid)."""

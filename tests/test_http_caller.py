@@ -135,8 +135,21 @@ async def test_the_servers_error_is_raised_refined_and_received() -> None:
         await caller.call("m")
     assert caught.value.received
     caller, _ = _caller(lambda r: _sse([b"data: " + _msg(id=r["id"], error=error) + b"\n\n"]))
-    with pytest.raises(Busy):
+    with pytest.raises(Busy) as caught:
         await caller.call("m")
+    assert caught.value.received
+
+
+@pytest.mark.parametrize("answer", ["json", "sse"])
+async def test_a_streamed_calls_error_is_raised_refined_and_received(answer: str) -> None:
+    error = _msg(id=1, error={"code": -32042, "message": "busy"})
+    reply = _json(error) if answer == "json" else _sse([b"data: " + error + b"\n\n"])
+    caller, _ = _caller(lambda r: reply)
+    with pytest.raises(Busy) as caught:
+        async with aclosing(caller.stream("s")) as results:
+            async for _ in results:
+                pass
+    assert caught.value.received
 
 
 async def test_http_error_statuses() -> None:
