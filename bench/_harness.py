@@ -16,6 +16,7 @@ import math
 import os
 import signal
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -368,6 +369,28 @@ def _bind(
     run: Callable[[Pair, G], Coroutine[Any, Any, Sample]], group: G
 ) -> Callable[[Pair], Coroutine[Any, Any, Sample]]:
     return lambda pair: run(pair, group)
+
+
+@dataclass(frozen=True, slots=True)
+class EchoLoad:
+    """For the core echo benches: requests in flight, calls a run times, and the target
+    ratio to the floor (``None``: reported, no target)."""
+
+    label: str
+    in_flight: int
+    calls: int
+    target: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class EchoPlan:
+    """Everything that differs between a full run and a ``--quick`` smoke run of a core
+    echo bench."""
+
+    mode: str
+    runs: int
+    warmup: int
+    loads: tuple[EchoLoad, ...]
 
 
 # -- timed sections -----------------------------------------------------------------
@@ -745,6 +768,84 @@ class PeakRss:
         """Forget every reading (at the start of a benchmark)."""
         self.after_first_call.clear()
         self.after_workload.clear()
+
+
+STACK_STEPS: tuple[tuple[str, str], ...] = (
+    ("Python interpreter (this venv's `site`)", "pass"),
+    ("+ asyncio (it imports ssl)", "import asyncio"),
+    (
+        "+ pydantic, one model built and used",
+        "import pydantic\n"
+        "class Model(pydantic.BaseModel):\n"
+        "    a: int = 0\n"
+        "Model.model_validate({'a': 1}).model_dump_json()",
+    ),
+    (
+        "+ uvicorn with its httptools protocol and lifespan",
+        "import uvicorn, uvicorn.protocols.http.httptools_impl, uvicorn.lifespan.on",
+    ),
+    ("+ anyio with its asyncio backend", "import anyio, anyio._backends._asyncio"),
+)
+"""The dependency stack every rpcweave HTTP server process loads before any code of ours,
+step by step (each step adds to the ones above)."""
+
+_STEPS_CHILD = """
+import sys
+def rss():
+    with open('/proc/self/status') as status:
+        for line in status:
+            if line.startswith('VmRSS:'):
+                return line.split()[1]
+for code in sys.argv[1:]:
+    exec(code)
+    print(rss())
+"""
+
+
+def _stack_step_kib() -> list[float]:
+    """VmRSS (KiB) after each of `STACK_STEPS`, in one fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _STEPS_CHILD, *(code for _, code in STACK_STEPS)],
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return [float(value) for value in done.stdout.split()]
+
+
+def stack_footprint_section(runs: int, *, server_kib: Sequence[float]) -> list[str]:
+    """Where a server's resident memory goes: the dependency stack (`STACK_STEPS`, median
+    of ``runs`` fresh interpreters, the first untimed to fill bytecode caches) against the
+    rpcweave server readings ``server_kib`` (after its first call), and what that leaves
+    for rpcweave's own code under the 40 MiB target."""
+    _stack_step_kib()
+    readings = [_stack_step_kib() for _ in range(runs)]
+    steps = [statistics.median(run[index] for run in readings) for index in range(len(STACK_STEPS))]
+    rows: list[list[str]] = []
+    previous = 0.0
+    for (label, _), kib in zip(STACK_STEPS, steps, strict=True):
+        rows.append([label, format_mib(kib), format_mib(kib - previous) if previous else "—"])
+        previous = kib
+    stack = steps[-1]
+    if server_kib:
+        server = statistics.median(server_kib)
+        added = format_mib(server - stack)
+        rows.append(["rpcweave server after its first call", format_mib(server), added])
+    table = render_table(["process", "VmRSS (median)", "added"], rows, align={1: "r", 2: "r"})
+    left_mib = (PEAK_RSS_TARGET_KIB - stack) / 1024
+    left_mb = (40e6 / 1024 - stack) * 1024 / 1e6
+    return [
+        "### Where a server's memory goes: the dependency stack before rpcweave's code",
+        "",
+        table,
+        "",
+        f"- {runs} fresh interpreters (bytecode caches filled first), run from a directory "
+        "outside the repository; each row adds its imports to the rows above. The stack "
+        f"leaves {left_mib:,.1f} MiB for the SDK (its core, layer, models and the app) "
+        f"under 40 MiB, and {left_mb:,.1f} MB under 40 MB (= 38.1 MiB).",
+    ]
 
 
 def one_line(exc: BaseException, limit: int = 300) -> str:

@@ -68,6 +68,7 @@ from ._harness import (
     render_pair_table,
     run_report,
     scratch_log,
+    stack_footprint_section,
     summary_cells,
     target_cells,
     warm_up,
@@ -526,7 +527,18 @@ def run(*, quick: bool = False) -> str:
                 what="server launch to the first blocking SendMessage answered",
             )
             throughput = _throughput_section(plan)
-        return [*throughput, "", *cold, "", *peak_rss_section(PEAK_RSS, server="server")]
+            stack = stack_footprint_section(
+                plan.cold_runs, server_kib=PEAK_RSS.after_first_call.get(RPCWEAVE, [])
+            )
+        return [
+            *throughput,
+            "",
+            *cold,
+            "",
+            *peak_rss_section(PEAK_RSS, server="server"),
+            "",
+            *stack,
+        ]
 
     return run_report(NAME, TITLE, sections, partial(_notes, plan))
 

@@ -39,6 +39,8 @@ from ._harness import (
     REPO_ROOT,
     Contender,
     CpuPerCall,
+    EchoLoad,
+    EchoPlan,
     Sample,
     format_latency,
     format_ratio,
@@ -72,41 +74,20 @@ STARTUP_TIMEOUT = 30.0
 Call = Callable[[], Awaitable[object]]
 
 
-@dataclass(frozen=True, slots=True)
-class Load:
-    """How many requests are in flight, how many calls a run times, and the target ratio
-    (``None``: reported, no target)."""
-
-    label: str
-    in_flight: int
-    calls: int
-    target: float | None
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """Everything that differs between a full run and a ``--quick`` smoke run."""
-
-    mode: str
-    runs: int
-    warmup: int
-    loads: tuple[Load, ...]
-
-
-def make_plan(quick: bool) -> Plan:
+def make_plan(quick: bool) -> EchoPlan:
     """The full plan, or a much shorter one for smoke tests."""
     if quick:
-        return Plan(
+        return EchoPlan(
             mode="quick",
             runs=3,
             warmup=50,
-            loads=(Load("1 in flight", 1, 300, 0.70), Load("8 in flight", 8, 600, None)),
+            loads=(EchoLoad("1 in flight", 1, 300, 0.70), EchoLoad("8 in flight", 8, 600, None)),
         )
-    return Plan(
+    return EchoPlan(
         mode="full",
         runs=5,
         warmup=200,
-        loads=(Load("1 in flight", 1, 2_000, 0.70), Load("8 in flight", 8, 4_000, None)),
+        loads=(EchoLoad("1 in flight", 1, 2_000, 0.70), EchoLoad("8 in flight", 8, 4_000, None)),
     )
 
 
@@ -250,7 +231,7 @@ CPU_PER_CALL = CpuPerCall()
 """(load label, contender) -> per run (client, server) CPU seconds per timed call."""
 
 
-async def _timed(name: str, load: Load, warmup: int, server: Server, call: Call) -> Sample:
+async def _timed(name: str, load: EchoLoad, warmup: int, server: Server, call: Call) -> Sample:
     """Warm up, then time ``load.calls`` calls, recording CPU per call on both sides."""
     _check_echo(await warm_up(call, calls=warmup, concurrency=load.in_flight), name)
     sample, client_cpu, server_cpu = await measure_with_cpu(
@@ -260,7 +241,7 @@ async def _timed(name: str, load: Load, warmup: int, server: Server, call: Call)
     return sample
 
 
-async def _rpcweave_sample(mode: str, load: Load, warmup: int) -> Sample:
+async def _rpcweave_sample(mode: str, load: EchoLoad, warmup: int) -> Sample:
     """One run of an rpcweave contender: start the server, warm up, time, stop."""
     from jsonrpc_core import Peer, StreamableHTTPTransport
 
@@ -275,7 +256,7 @@ async def _rpcweave_sample(mode: str, load: Load, warmup: int) -> Sample:
             return await _timed(name, load, warmup, server, call)
 
 
-async def _floor_sample(load: Load, warmup: int) -> Sample:
+async def _floor_sample(load: EchoLoad, warmup: int) -> Sample:
     """One run of the floor: start the raw ASGI server, POST in a loop, stop."""
     import httpx
 
@@ -303,7 +284,7 @@ async def _floor_sample(load: Load, warmup: int) -> Sample:
 # -- the benchmark ------------------------------------------------------------------
 
 
-def _contenders(load: Load, warmup: int) -> list[Contender]:
+def _contenders(load: EchoLoad, warmup: int) -> list[Contender]:
     """rpcweave (JSON, then SSE), then the floor; each run gets a fresh loop and server."""
     runners: dict[str, Callable[[], Sample]] = {
         RPCWEAVE_JSON: lambda: asyncio.run(_rpcweave_sample("json", load, warmup)),

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,8 @@ from jsonrpc_core import Peer, spawn_stdio
 from ._harness import (
     REPO_ROOT,
     Contender,
+    EchoLoad,
+    EchoPlan,
     NdjsonClient,
     Sample,
     format_ratio,
@@ -50,40 +51,20 @@ FLOOR = "floor"
 RPCWEAVE = "rpcweave"
 
 
-@dataclass(frozen=True, slots=True)
-class Load:
-    """How many requests are in flight, how many calls a run times, and the target ratio."""
-
-    label: str
-    in_flight: int
-    calls: int
-    target: float
-
-
-@dataclass(frozen=True, slots=True)
-class Plan:
-    """Everything that differs between a full run and a ``--quick`` smoke run."""
-
-    mode: str
-    runs: int
-    warmup: int
-    loads: tuple[Load, ...]
-
-
-def make_plan(quick: bool) -> Plan:
+def make_plan(quick: bool) -> EchoPlan:
     """The full plan, or a much shorter one for smoke tests."""
     if quick:
-        return Plan(
+        return EchoPlan(
             mode="quick",
             runs=3,
             warmup=50,
-            loads=(Load("1 in flight", 1, 300, 0.5), Load("32 in flight", 32, 2_000, 0.33)),
+            loads=(EchoLoad("1 in flight", 1, 300, 0.5), EchoLoad("32 in flight", 32, 2_000, 0.33)),
         )
-    return Plan(
+    return EchoPlan(
         mode="full",
         runs=5,
         warmup=200,
-        loads=(Load("1 in flight", 1, 3_000, 0.5), Load("32 in flight", 32, 20_000, 0.33)),
+        loads=(EchoLoad("1 in flight", 1, 3_000, 0.5), EchoLoad("32 in flight", 32, 20_000, 0.33)),
     )
 
 
@@ -96,7 +77,7 @@ def _check_echo(result: object, contender: str) -> None:
 # -- rpcweave -----------------------------------------------------------------------
 
 
-async def _rpcweave_sample(load: Load, warmup: int) -> Sample:
+async def _rpcweave_sample(load: EchoLoad, warmup: int) -> Sample:
     """One run of the rpcweave contender: spawn, warm up, time, shut down."""
     command = [sys.executable, str(ECHO_SERVER)]
     async with spawn_stdio(command, cwd=REPO_ROOT) as stream, Peer(stream, name="bench") as peer:
@@ -111,7 +92,7 @@ async def _rpcweave_sample(load: Load, warmup: int) -> Sample:
 # -- floor --------------------------------------------------------------------------
 
 
-async def _floor_sample(load: Load, warmup: int) -> Sample:
+async def _floor_sample(load: EchoLoad, warmup: int) -> Sample:
     """One run of the floor contender: spawn, warm up, time, shut down."""
     process = await asyncio.create_subprocess_exec(
         sys.executable,
@@ -136,7 +117,7 @@ async def _floor_sample(load: Load, warmup: int) -> Sample:
 # -- the benchmark ------------------------------------------------------------------
 
 
-def _contenders(load: Load, warmup: int) -> list[Contender]:
+def _contenders(load: EchoLoad, warmup: int) -> list[Contender]:
     """rpcweave first, then the floor; each run gets a fresh event loop and server."""
     return [
         Contender(RPCWEAVE, lambda: asyncio.run(_rpcweave_sample(load, warmup))),
@@ -156,15 +137,15 @@ def run(*, quick: bool = False) -> str:
         for name in (RPCWEAVE, FLOOR):
             summary = floor if name == FLOOR else summarize(name, samples[name])
             ratio = summary.median_rate / floor.median_rate
-            is_floor = name == FLOOR
+            target = None if name == FLOOR else load.target
             rows.append(
                 [
                     load.label,
                     name,
                     *summary_cells(summary),
                     format_ratio(ratio),
-                    "—" if is_floor else f"≥ {load.target:.2f}",
-                    "—" if is_floor else verdict(ratio, load.target),
+                    "—" if target is None else f"≥ {target:.2f}",
+                    "—" if target is None else verdict(ratio, target),
                 ]
             )
     table = render_table(

@@ -71,6 +71,7 @@ from ._harness import (
     render_table,
     run_report,
     scratch_log,
+    stack_footprint_section,
     summary_cells,
     verdict,
 )
@@ -930,6 +931,11 @@ def run(*, quick: bool = False) -> str:
                     *cold,
                     "",
                     *_footprint_section(footprint),
+                    "",
+                    *stack_footprint_section(
+                        plan.cold_runs,
+                        server_kib=footprint.after_first_call.get((RPCWEAVE, HTTP), []),
+                    ),
                     "",
                     *_import_section(plan),
                 ]
