@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, get_args
 
 import anyio
 
@@ -81,17 +81,19 @@ _UNSTABLE_HANDLERS = {
 
 
 class _Turn:
-    """One running ``session/prompt``."""
+    """One running ``session/prompt``; it runs in the request's own cancel scope."""
 
-    __slots__ = ("cancel_requested", "scope")
+    __slots__ = ("cancel_requested", "ctx")
 
-    def __init__(self, scope: anyio.CancelScope) -> None:
-        self.scope = scope
+    def __init__(self, ctx: RequestContext) -> None:
+        self.ctx = ctx
         self.cancel_requested = False
 
     def cancel(self) -> None:
         self.cancel_requested = True
-        self.scope.cancel()
+        # Ended by this cancellation, the request is answered with stop reason
+        # ``cancelled`` (not the -32800 of ``$/cancel_request``).
+        self.ctx.cancel(s.PromptResponse(stop_reason="cancelled"))
 
 
 class _AgentServer:
@@ -99,9 +101,6 @@ class _AgentServer:
         self.agent = agent
         self.conn = conn
         self.stream = stream
-        # The backend's CancelScope class, found once (``anyio.CancelScope()`` looks the
-        # backend up on every call).
-        self._scope_type: type[anyio.CancelScope] | None = None
 
     def registry(self, unstable: bool) -> MethodRegistry:
         registry = MethodRegistry()
@@ -117,7 +116,7 @@ class _AgentServer:
         on(registry, m.SESSION_CLOSE, self.close_session)
         on(registry, m.SESSION_SET_MODE, self.set_mode)
         on(registry, m.SESSION_SET_CONFIG_OPTION, self.set_config_option)
-        on(registry, m.SESSION_PROMPT, self.prompt)
+        registry.on(m.SESSION_PROMPT, self.prompt)
         registry.on(m.SESSION_CANCEL, self.cancel)
         serve_cancel_request(registry)
         if unstable:
@@ -236,30 +235,34 @@ class _AgentServer:
 
     # -- prompt turns and cancellation (rule 3) --------------------------------------------
 
-    async def prompt(self, params: s.PromptRequest) -> s.PromptResponse:
+    async def prompt(self, params: s.PromptRequest, ctx: RequestContext) -> Any:
+        # Served directly (not through `_on`): one frame less on the way to the agent. The
+        # answer is a `PromptResponse` or its wire object (the same bytes).
         session = self.session(params.session_id)
-        scope_type = self._scope_type
-        if scope_type is None:
-            scope_type = self._scope_type = type(anyio.CancelScope())
-        turn = _Turn(scope_type())
-        session.turns.add(turn)
+        turn = _Turn(ctx)
+        turns = session.turns
+        turns.add(turn)
+        token = serving(self.stream, ctx.request_id)
         result: s.PromptResponse | s.StopReason | None = None
         try:
-            with turn.scope:
-                try:
-                    result = await self.agent.prompt(params)
-                except Exception:
-                    # Aborted operations often surface as errors: still a cancellation.
-                    if not turn.cancel_requested:
-                        raise
-                    logger.debug("prompt turn ended with an error after session/cancel")
+            result = await self.agent.prompt(params)
+        except Exception:
+            # Aborted operations often surface as errors: still a cancellation.
+            if not turn.cancel_requested:
+                raise
+            logger.debug("prompt turn ended with an error after session/cancel")
         finally:
-            session.turns.discard(turn)
+            stop_serving(token)
+            turns.discard(turn)
         if turn.cancel_requested:
             return s.PromptResponse(stop_reason="cancelled")
+        reason = result or "end_turn"
+        if type(reason) is str and reason in _STOP_REASONS:
+            # The wire object of PromptResponse(stop_reason=reason), without the model.
+            return {"stopReason": reason}
         if isinstance(result, s.PromptResponse):
             return result
-        return s.PromptResponse(stop_reason=result or "end_turn")
+        return s.PromptResponse(stop_reason=reason)
 
     async def cancel(self, params: s.CancelNotification, ctx: RequestContext) -> None:
         session = self.conn.sessions.get(params.session_id)
@@ -292,6 +295,9 @@ class _AgentServer:
             await self.agent.ext_notification(ctx.method, params)
         else:
             logger.debug("notification %r ignored", ctx.method)
+
+
+_STOP_REASONS: frozenset[str] = frozenset(get_args(s.StopReason))
 
 
 def _notification(handler: Callable[[Any], Any]) -> Callable[[Any, RequestContext], Any]:

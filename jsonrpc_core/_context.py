@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -12,6 +12,9 @@ if TYPE_CHECKING:
     from ._wire import RequestId
 
 __all__ = ["RequestContext"]
+
+NO_ANSWER: Any = object()
+"""No answer named by `RequestContext.cancel`: the cancellation error answers the request."""
 
 
 @dataclass(slots=True)
@@ -31,8 +34,21 @@ class RequestContext:
     raw_params: Any
     info: Any = None
     cancel_scope: anyio.CancelScope | None = None
+    _cancel_answer: Any = field(default=NO_ANSWER, init=False, repr=False)
 
     @property
     def cancelled(self) -> bool:
         """Whether the caller has cancelled this request."""
         return self.cancel_scope is not None and self.cancel_scope.cancel_called
+
+    def cancel(self, answer: Any = NO_ANSWER) -> None:
+        """Cancel the handler serving this request, as the caller's cancellation would.
+
+        With ``answer``, a handler that ends by this cancellation gets the request
+        answered with ``answer`` as its result instead of the cancellation error (a
+        handler that still returns or raises answers as usual).
+        """
+        if answer is not NO_ANSWER:
+            self._cancel_answer = answer
+        if self.cancel_scope is not None:
+            self.cancel_scope.cancel()

@@ -33,7 +33,7 @@ import pydantic
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
-from ._context import RequestContext
+from ._context import NO_ANSWER, RequestContext
 from ._errors import (
     STANDARD_ERRORS,
     ConnectionClosed,
@@ -667,6 +667,8 @@ class Peer:
             _current_request.reset(token)
             self._unregister(request_id, scope)
         # Only reached when the request's own scope absorbed a cancellation.
+        if ctx._cancel_answer is not NO_ANSWER:
+            return Response(request_id, ctx._cancel_answer)
         return ErrorResponse(request_id, RequestCancelled()) if self.answer_cancelled else None
 
     async def _stream_results(
