@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextvars
 import logging
+import sys
 from collections import deque
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass, field
@@ -46,8 +47,6 @@ from jsonrpc_core._transport import FifoLock, Flag, Waiter
 
 from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
-from ._fanout import Replication
-from ._shared import Claim, SharedTaskStore
 from ._state import (
     InvalidTransition,
     append_history,
@@ -72,7 +71,9 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from ._fanout import Replication
     from ._push import PushDispatcher
+    from ._shared import Claim
 
 __all__ = ["CallInfo", "TaskRuntime"]
 
@@ -375,7 +376,14 @@ class TaskRuntime:
         self._context: contextvars.Context | None = None
         self._queued_runs: deque[tuple[_Run, bool]] = deque()
         self._idle_runners: deque[Waiter] = deque()
-        self.replication = Replication(self, store) if isinstance(store, SharedTaskStore) else None
+        self.replication: Replication | None = None
+        # A `SharedTaskStore` exists only once ``_shared`` is loaded: a process with a
+        # plain store never loads the replication machinery (``_shared``, ``_fanout``).
+        shared = sys.modules.get(f"{__package__}._shared")
+        if shared is not None and isinstance(store, shared.SharedTaskStore):
+            from ._fanout import Replication
+
+            self.replication = Replication(self, store)
 
     # -- lifetime --------------------------------------------------------------------
 

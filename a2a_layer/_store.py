@@ -297,6 +297,13 @@ def _settled(task: Task) -> bool:
     return state.is_terminal or state.is_interrupted
 
 
+def _message_key(tenant: str, message_id: str) -> str | tuple[str, str]:
+    """Where `InMemoryTaskStore` remembers a message id: the id itself for the default
+    tenant (no tuple kept per message), else ``(tenant, message_id)``. A string and a
+    tuple never compare equal, so tenants stay apart."""
+    return (tenant, message_id) if tenant else message_id
+
+
 class InMemoryTaskStore(TaskStore):
     """A `TaskStore` in process memory: fast, and gone when the process ends.
 
@@ -309,8 +316,9 @@ class InMemoryTaskStore(TaskStore):
     def __init__(self, *, max_messages: int = 100_000) -> None:
         # Per tenant, then per id: ListTasks reads one tenant's tasks only.
         self._tasks: dict[str, dict[str, Task | _Packed]] = {}
-        # A message that led to a task is remembered as the task id alone.
-        self._messages: OrderedDict[tuple[str, str], str | MessageRecord] = OrderedDict()
+        # A message that led to a task is remembered as the task id alone; the key is
+        # the message id alone for the default tenant (see `_message_key`).
+        self._messages: OrderedDict[str | tuple[str, str], str | MessageRecord] = OrderedDict()
         self._push: dict[tuple[str, str], dict[str, TaskPushNotificationConfig]] = {}
         self._recent: deque[_Packed] = deque()
         self.max_messages = max_messages
@@ -353,14 +361,14 @@ class InMemoryTaskStore(TaskStore):
         return TaskPage(tasks, token, total)
 
     async def get_message(self, message_id: str, *, tenant: str = "") -> MessageRecord | None:
-        record = self._messages.get((tenant, message_id))
+        record = self._messages.get(_message_key(tenant, message_id))
         return MessageRecord(task_id=record) if isinstance(record, str) else record
 
     async def save_message(
         self, message_id: str, record: MessageRecord, *, tenant: str = ""
     ) -> None:
         kept = record.task_id if record.reply is None and record.task_id is not None else record
-        self._messages[(tenant, message_id)] = kept
+        self._messages[_message_key(tenant, message_id)] = kept
         while len(self._messages) > self.max_messages:
             self._messages.popitem(last=False)
 

@@ -25,15 +25,17 @@ import logging
 import secrets
 from collections import deque
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
 from ._errors import TransportError
-from ._event_store import EventStore, SharedEventStore
 from ._sse import SSEEvent, encode_event
 from ._transport import Flag, Received, _Queue
 from ._wire import ErrorResponse, Message, Notification, Request, RequestId, Response, encode
+
+if TYPE_CHECKING:
+    from ._event_store import EventStore, SharedEventStore
 
 __all__ = ["Outbox", "ServerChannel", "new_stream_id"]
 
@@ -149,9 +151,13 @@ class Outbox:
             if not self.pending and not self.streamed:
                 self.finish()
                 store = self.event_store
-                # A runtime Protocol check is slow: only made when there is a store.
-                if store is not None and isinstance(store, SharedEventStore):
-                    await self._mark_end(store)
+                # A runtime Protocol check is slow: only made when there is a store (and
+                # its module loaded only then).
+                if store is not None:
+                    from ._event_store import SharedEventStore
+
+                    if isinstance(store, SharedEventStore):
+                        await self._mark_end(store)
         # Set once the first message is fully handled: a response that ended the
         # outbox has finished it by now (see the deferred SSE answer in _http_server).
         self.progressed.set()

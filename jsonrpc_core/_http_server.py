@@ -39,13 +39,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequenc
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from types import TracebackType
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
 from anyio.abc import TaskGroup
 
 from ._errors import InvalidRequest, JsonRpcError
-from ._event_store import EventStore
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
 from ._http_channel import Outbox, ServerChannel, new_stream_id
 from ._http_common import (
@@ -66,12 +65,14 @@ from ._http_common import (
     scope_query,
     send_response,
 )
-from ._http_resume import resume_elsewhere, shared_store
 from ._http_security import BearerAuth, OriginPolicy, without_credentials
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
 from ._transport import MessageStream, Received, _Queue, _yield_once
 from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode, parse
+
+if TYPE_CHECKING:
+    from ._event_store import EventStore, SharedEventStore
 
 __all__ = ["HTTPServerOptions", "JsonRpcHTTPApp", "ServeConnection"]
 
@@ -88,6 +89,17 @@ ResponseMode = Literal["json", "sse", "auto"]
 ResponseModeHook = Callable[[Request, HTTPRequestInfo], "ResponseMode | None"]
 ErrorStatusHook = Callable[[JsonRpcError, HTTPRequestInfo], "int | None"]
 ResponseHeadersHook = Callable[[HTTPRequestInfo], Mapping[str, str]]
+
+
+def _shared_store(store: EventStore | None) -> SharedEventStore | None:
+    """``store`` if several processes can share it (``_http_resume``, loaded only for a
+    server with an event store)."""
+    if store is None:
+        return None
+    from ._http_resume import shared_store
+
+    return shared_store(store)
+
 
 _SSE_HEADERS = {
     "cache-control": "no-cache, no-transform",
@@ -595,7 +607,7 @@ class JsonRpcHTTPApp:
             return
         stream_ids, session.stream_ids = session.stream_ids, set()
         store = self.options.event_store
-        shared = shared_store(store)
+        shared = _shared_store(store)
         if store is None or (shared is not None and self._stopping):
             return
         with anyio.move_on_after(_FORGET_TIMEOUT, shield=True):
@@ -630,7 +642,7 @@ class JsonRpcHTTPApp:
         if outbox.failed:
             return {}  # closed once its answer is out (see _post)
         self.sessions.add(session)
-        shared = shared_store(self.options.event_store)
+        shared = _shared_store(self.options.event_store)
         if shared is not None:  # other replicas may resume its streams (_http_resume)
             await shared.register_session(session.id, session.principal)
         return {policy.header: session.id}
@@ -811,12 +823,14 @@ class JsonRpcHTTPApp:
                 headers={"allow": "POST, DELETE"},
             )
         last_event_id = info.headers.get("last-event-id")
-        shared = shared_store(self.options.event_store)
+        shared = _shared_store(self.options.event_store)
         policy = self.options.sessions
         elsewhere = info.headers.get(policy.header) if policy is not None else None
         if shared is not None and last_event_id and elsewhere and not self.sessions.get(elsewhere):
             # A stream of a session another replica holds, resumed here (_http_resume).
             await self._validate(info, None, None)
+            from ._http_resume import resume_elsewhere
+
             await resume_elsewhere(
                 shared,
                 send,

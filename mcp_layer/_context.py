@@ -16,7 +16,6 @@ from jsonrpc_core import InvalidParams, LocalError, RequestContext, RequestType
 
 from ._errors import MissingRequiredClientCapability
 from ._methods import NOTIFICATIONS_MESSAGE, NOTIFICATIONS_PROGRESS
-from ._mrtr import InputRequiredSignal, InputRound
 from .types import (
     LOGGING_LEVELS,
     ClientCapabilities,
@@ -31,6 +30,7 @@ from .types import (
 
 if TYPE_CHECKING:
     from ._era import RequestScope
+    from ._mrtr import InputRound
     from ._session import ServerSession
     from ._tasks import TaskRecord
 
@@ -370,6 +370,8 @@ class Context:
             else:
                 pending[key] = request.wire(modern=True)
         if pending:
+            from ._mrtr import InputRequiredSignal  # loaded: there is an input round
+
             raise InputRequiredSignal(pending)
         return results
 

@@ -103,7 +103,7 @@ class FunctionSignature:
         self,
         func: Callable[..., Any],
         *,
-        context_type: type,
+        context_type: type | Callable[[], type | None] | None,
         input_schema: dict[str, Any] | None = None,
         structured_output: bool | None = None,
         output_schema: dict[str, Any] | None = None,
@@ -117,6 +117,8 @@ class FunctionSignature:
             hints = get_type_hints(func, include_extras=True)
         except (NameError, TypeError):
             hints = {}
+        if context_type is not None and not isinstance(context_type, type):
+            context_type = context_type()  # asked after the hints: resolving them may load it
         docs = parse_docstring_params(func.__doc__)
         self.context_param: str | None = None
         self.param_names: list[str] = []
@@ -125,7 +127,11 @@ class FunctionSignature:
             annotation = hints.get(name, param.annotation)
             if annotation is inspect.Parameter.empty:
                 annotation = Any
-            if inspect.isclass(annotation) and issubclass(annotation, context_type):
+            if (
+                context_type is not None
+                and inspect.isclass(annotation)
+                and issubclass(annotation, context_type)
+            ):
                 self.context_param = name
                 continue
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):

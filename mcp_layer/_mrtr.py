@@ -170,6 +170,27 @@ class RequestStateSealer:
         body = _b64(data.encode("utf-8"))
         return f"{_VERSION}.{body}.{self._mac(body)}"
 
+    def open_round(
+        self,
+        method: str,
+        target: str,
+        arguments: Any,
+        principal: str | None,
+        input_responses: Any,
+        request_state: Any,
+    ) -> InputRound:
+        """The `InputRound` of a request to ``method`` on ``target`` (a tool or prompt
+        name, a resource URI) with ``arguments``, by ``principal`` (see
+        `InputRound.start`, which raises before anything runs)."""
+        binding: dict[str, Any] = {
+            "m": method,
+            "t": target,
+            "a": canonical_digest(arguments or {}),  # absent and empty are the same call
+        }
+        if principal is not None:
+            binding["p"] = principal
+        return InputRound.start(self, binding, input_responses, request_state)
+
     def unseal(self, token: str) -> dict[str, Any]:
         """The payload of a token this sealer made, unmodified and not expired.
 
@@ -208,6 +229,11 @@ class InputRound:
     resumed: bool = False
     used: dict[str, Any] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
+
+    @staticmethod
+    def signal_in(exc: BaseException) -> InputRequiredSignal | None:
+        """The `InputRequiredSignal` in ``exc`` (`find_signal`)."""
+        return find_signal(exc)
 
     def next_key(self, kind: str) -> str:
         """The default key of the next question of ``kind`` (``elicitation-1``, ...)."""

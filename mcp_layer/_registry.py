@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import inspect
+import sys
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ._call import call
-from ._context import Context
 from ._functions import FunctionSignature, docstring_summary
 from ._results import UNSTRUCTURED_RETURN_TYPES
-from ._uri_template import UriTemplate
 from .types import (
     Annotations,
     Icon,
@@ -22,6 +21,10 @@ from .types import (
     Tool,
     ToolAnnotations,
 )
+
+if TYPE_CHECKING:
+    from ._context import Context
+    from ._uri_template import UriTemplate
 
 __all__ = ["PromptEntry", "ResourceEntry", "TemplateEntry", "ToolEntry", "call"]
 
@@ -59,7 +62,7 @@ class ToolEntry:
         """Describe ``func`` as a tool (its schema built once, here)."""
         signature = FunctionSignature(
             func,
-            context_type=Context,
+            context_type=loaded_context_type,
             input_schema=input_schema,
             structured_output=structured_output,
             output_schema=output_schema,
@@ -108,6 +111,13 @@ class PromptEntry:
     signature: FunctionSignature
 
 
+def loaded_context_type() -> type[Context] | None:
+    """`Context` if ``mcp_layer._context`` is loaded, else ``None``: no annotation can
+    be `Context` (or a subclass) before that, so nothing needs to load it to look."""
+    module = sys.modules.get(f"{__package__}._context")
+    return None if module is None else module.Context
+
+
 def context_parameter(func: Callable[..., Any]) -> str | None:
     """The name of ``func``'s `Context` parameter, if it has one."""
     for name, param in inspect.signature(func).parameters.items():
@@ -115,8 +125,10 @@ def context_parameter(func: Callable[..., Any]) -> str | None:
         if isinstance(annotation, str):
             if annotation.split(".")[-1] == "Context":
                 return name
-        elif inspect.isclass(annotation) and issubclass(annotation, Context):
-            return name
+        elif inspect.isclass(annotation):
+            context_type = loaded_context_type()
+            if context_type is not None and issubclass(annotation, context_type):
+                return name
     return None
 
 
@@ -134,6 +146,8 @@ def build_resource(
     size: int | None = None,
 ) -> ResourceEntry | TemplateEntry:
     """A static resource, or a template when ``uri`` has variables."""
+    from ._uri_template import UriTemplate  # a server without resources never loads it
+
     matcher = UriTemplate(uri)
     resolved_name = name or getattr(func, "__name__", uri)
     resolved_description = (
@@ -176,7 +190,7 @@ def build_prompt(
     meta: dict[str, Any] | None,
 ) -> PromptEntry:
     """Describe ``func`` as a prompt whose arguments are its parameters."""
-    signature = FunctionSignature(func, context_type=Context, structured_output=False)
+    signature = FunctionSignature(func, context_type=loaded_context_type, structured_output=False)
     schema = signature.input_schema
     required = set(schema.get("required", []))
     arguments = [

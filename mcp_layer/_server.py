@@ -14,7 +14,6 @@ from ._methods import (
     NOTIFICATIONS_RESOURCES_LIST_CHANGED,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
 )
-from ._mrtr import RequestStateSealer
 from ._registry import (
     CompletionHandler,
     PromptEntry,
@@ -25,7 +24,6 @@ from ._registry import (
     build_resource,
 )
 from ._session import ServerSession, decode_cursor, encode_cursor
-from ._subscriptions import ChangeEvent, InMemorySubscriptionBus, SubscriptionBus
 from .types import (
     TASKS_EXTENSION,
     Annotations,
@@ -53,6 +51,8 @@ if TYPE_CHECKING:
         Route,
     )
 
+    from ._mrtr import RequestStateSealer
+    from ._subscriptions import ChangeKind, SubscriptionBus
     from ._tasks import TaskManager
 
 __all__ = ["MCPServer"]
@@ -128,8 +128,11 @@ class MCPServer:
         self.on_roots_changed: Callable[..., Any] | None = None
         self.sessions: set[ServerSession] = set()
         self.logging_enabled = True
-        self.request_state = RequestStateSealer(request_state_key, ttl=request_state_ttl)
-        self.subscriptions: SubscriptionBus = subscriptions or InMemorySubscriptionBus()
+        self._request_state: RequestStateSealer | None = None
+        self._request_state_ttl = request_state_ttl
+        if request_state_key is not None:  # checked now (a key too short is refused)
+            self.request_state = _sealer(request_state_key, request_state_ttl)
+        self._subscriptions: SubscriptionBus | None = subscriptions or None
         if cache_ttl_ms < 0:
             raise ValueError("cache_ttl_ms must be >= 0")
         self.cache_ttl_ms = cache_ttl_ms
@@ -337,6 +340,42 @@ class MCPServer:
 
     # -- telling clients ---------------------------------------------------------------
 
+    @property
+    def request_state(self) -> RequestStateSealer:
+        """Seals the ``requestState`` of multi round-trip requests (2026-07-28); made on
+        first use when no key was given (with a random one, as ever)."""
+        sealer = self._request_state
+        if sealer is None:
+            sealer = self._request_state = _sealer(None, self._request_state_ttl)
+        return sealer
+
+    @request_state.setter
+    def request_state(self, sealer: RequestStateSealer) -> None:
+        self._request_state = sealer
+
+    @property
+    def subscriptions(self) -> SubscriptionBus:
+        """The bus ``subscriptions/listen`` streams read (in memory unless one was given;
+        created on first use, so a server no client listens to never loads it)."""
+        bus = self._subscriptions
+        if bus is None:
+            from ._subscriptions import InMemorySubscriptionBus
+
+            bus = self._subscriptions = InMemorySubscriptionBus()
+        return bus
+
+    @subscriptions.setter
+    def subscriptions(self, bus: SubscriptionBus) -> None:
+        self._subscriptions = bus
+
+    async def _publish(self, kind: ChangeKind, uri: str | None = None) -> None:
+        """Tell the bus's subscriptions; without a bus yet there are none to tell."""
+        bus = self._subscriptions
+        if bus is not None:
+            from ._subscriptions import ChangeEvent
+
+            await bus.publish(ChangeEvent(kind, uri=uri))
+
     async def _broadcast(self, descriptor: Any, params: Any = None) -> None:
         for session in list(self.sessions):
             peer = session.peer
@@ -351,17 +390,17 @@ class MCPServer:
         """Send ``notifications/tools/list_changed`` to every client (handshake-era
         sessions, and 2026-era ``subscriptions/listen`` streams that asked for it)."""
         await self._broadcast(NOTIFICATIONS_TOOLS_LIST_CHANGED)
-        await self.subscriptions.publish(ChangeEvent("tools"))
+        await self._publish("tools")
 
     async def notify_resources_changed(self) -> None:
         """Send ``notifications/resources/list_changed`` to every client."""
         await self._broadcast(NOTIFICATIONS_RESOURCES_LIST_CHANGED)
-        await self.subscriptions.publish(ChangeEvent("resources"))
+        await self._publish("resources")
 
     async def notify_prompts_changed(self) -> None:
         """Send ``notifications/prompts/list_changed`` to every client."""
         await self._broadcast(NOTIFICATIONS_PROMPTS_LIST_CHANGED)
-        await self.subscriptions.publish(ChangeEvent("prompts"))
+        await self._publish("prompts")
 
     async def notify_resource_updated(self, uri: str) -> None:
         """Send ``notifications/resources/updated`` to the clients subscribed to ``uri``."""
@@ -370,7 +409,7 @@ class MCPServer:
                 await session.notify_resource_updated(uri)
             except Exception as exc:
                 logger.debug("could not notify a session: %r", exc)
-        await self.subscriptions.publish(ChangeEvent("resource", uri=uri))
+        await self._publish("resource", uri)
 
     # -- serving -----------------------------------------------------------------------
 
@@ -448,3 +487,9 @@ class MCPServer:
         from jsonrpc_core import serve
 
         serve(self.asgi_app(**app_options), host=host, port=port)
+
+
+def _sealer(key: bytes | str | None, ttl: float) -> RequestStateSealer:
+    from ._mrtr import RequestStateSealer  # only servers that see 2026-era requests need it
+
+    return RequestStateSealer(key, ttl=ttl)

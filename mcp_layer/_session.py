@@ -48,7 +48,6 @@ from jsonrpc_core import (
     RequestType,
 )
 
-from ._context import Context
 from ._era import RequestScope, check_modern_request, is_modern, original_request_id
 from ._errors import MCP_ERRORS, MissingRequiredClientCapability, ResourceNotFound
 from ._functions import ArgumentsError
@@ -78,7 +77,6 @@ from ._methods import (
     TOOLS_CALL,
     TOOLS_LIST,
 )
-from ._mrtr import InputRound, canonical_digest, find_signal
 from ._registry import call
 from ._results import (
     to_call_tool_result,
@@ -86,7 +84,6 @@ from ._results import (
     to_prompt_result,
     to_resource_contents,
 )
-from ._subscriptions import ChangeEvent, wants
 from .types import (
     LATEST_PROTOCOL_VERSION,
     LOGGING_LEVELS,
@@ -132,7 +129,10 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from ._context import Context
+    from ._mrtr import InputRound
     from ._server import MCPServer
+    from ._subscriptions import ChangeEvent
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
@@ -348,18 +348,14 @@ class ServerSession:
     def _input_round(
         self, ctx: RequestContext, method: str, target: str, arguments: Any, params: Any
     ) -> InputRound:
-        binding: dict[str, Any] = {
-            "m": method,
-            "t": target,
-            "a": canonical_digest(arguments or {}),  # absent and empty are the same call
-        }
-        principal = self.server.request_state.principal_id(getattr(ctx.info, "principal", None))
-        if principal is not None:
-            binding["p"] = principal
+        sealer = self.server.request_state
+        principal = sealer.principal_id(getattr(ctx.info, "principal", None))
         extra = params.model_extra or {}
-        return InputRound.start(
-            self.server.request_state,
-            binding,
+        return sealer.open_round(
+            method,
+            target,
+            arguments,
+            principal,
             extra.get("inputResponses"),
             extra.get("requestState"),
         )
@@ -403,6 +399,8 @@ class ServerSession:
         subscription_id = original_request_id(ctx)
         meta = {SUBSCRIPTION_ID_META_KEY: subscription_id}
         peer = ctx.peer
+        from ._subscriptions import wants
+
         async with self.server.subscriptions.subscribe() as events:
             await peer.notify(
                 NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
@@ -437,9 +435,17 @@ class ServerSession:
 
     def _list_tools(
         self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
-    ) -> ListToolsResult:
+    ) -> ListToolsResult | dict[str, Any]:
         page, next_cursor = self.server.page(list(self.server.tools.values()), params.cursor)
-        return ListToolsResult(tools=[entry.tool for entry in page], next_cursor=next_cursor)
+        tools = [entry.tool for entry in page]
+        if scope.modern:  # `complete_result` fills in the model
+            return ListToolsResult(tools=tools, next_cursor=next_cursor)
+        # A handshake-era result is written as `ListToolsResult` would be (the same members
+        # in the same order, each `Tool` by its own serializer) without building that
+        # model, whose validator and serializer would hold one more copy of `Tool`'s.
+        if next_cursor is None:
+            return {"tools": tools}
+        return {"nextCursor": next_cursor, "tools": tools}
 
     async def _call_tool(
         self, params: CallToolRequestParams, ctx: RequestContext, scope: RequestScope
@@ -480,7 +486,7 @@ class ServerSession:
         except ArgumentsError as exc:
             return _tool_error(f"Invalid arguments for tool {params.name!r}: {exc}")
         if signature.context_param is not None:
-            kwargs[signature.context_param] = context or Context(self, ctx, scope, inputs)
+            kwargs[signature.context_param] = context or _context_class()(self, ctx, scope, inputs)
         try:
             value = await call(signature.func, kwargs, in_thread=entry.run_in_thread)
         except JsonRpcError as exc:
@@ -493,7 +499,7 @@ class ServerSession:
             logger.info("tool %r failed: %r", params.name, exc)
             return _tool_error(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
         except BaseException as exc:
-            signal = find_signal(exc) if inputs is not None else None
+            signal = inputs.signal_in(exc) if inputs is not None else None
             if signal is None or inputs is None:
                 raise
             return self._input_required(inputs, signal.requests)
@@ -538,11 +544,11 @@ class ServerSession:
         if scope.modern:
             inputs = self._input_round(ctx, "resources/read", uri, None, params)
         if context_param:
-            kwargs[context_param] = Context(self, ctx, scope, inputs)
+            kwargs[context_param] = _context_class()(self, ctx, scope, inputs)
         try:
             value = await call(func, kwargs)
         except BaseException as exc:
-            signal = find_signal(exc) if inputs is not None else None
+            signal = inputs.signal_in(exc) if inputs is not None else None
             if signal is None or inputs is None:
                 raise
             return self._input_required(inputs, signal.requests)
@@ -597,11 +603,11 @@ class ServerSession:
         if scope.modern:
             inputs = self._input_round(ctx, "prompts/get", params.name, params.arguments, params)
         if entry.signature.context_param is not None:
-            kwargs[entry.signature.context_param] = Context(self, ctx, scope, inputs)
+            kwargs[entry.signature.context_param] = _context_class()(self, ctx, scope, inputs)
         try:
             value = await call(entry.signature.func, kwargs)
         except BaseException as exc:
-            signal = find_signal(exc) if inputs is not None else None
+            signal = inputs.signal_in(exc) if inputs is not None else None
             if signal is None or inputs is None:
                 raise
             return self._input_required(inputs, signal.requests)
@@ -656,6 +662,19 @@ async def _unless_disconnected(
     if not outcome:
         raise RequestCancelled("the client closed the response stream")
     return outcome[0]
+
+
+_CONTEXT: type[Context] | None = None
+
+
+def _context_class() -> type[Context]:
+    """`Context`, loaded when a function first takes one."""
+    global _CONTEXT
+    if _CONTEXT is None:
+        from ._context import Context
+
+        _CONTEXT = Context
+    return _CONTEXT
 
 
 def _change_notification(event: ChangeEvent, meta: dict[str, Any]) -> tuple[Any, Any]:
