@@ -39,7 +39,9 @@ async def _served(registry: MethodRegistry) -> AsyncIterator[Peer]:
         yield client
 
 
-async def test_ctx_cancel_with_an_answer_answers_with_it() -> None:
+def _waiting_registry() -> tuple[MethodRegistry, list[RequestContext], anyio.Event]:
+    """A registry whose ``wait`` handler records its context, sets the event and waits
+    until cancelled."""
     contexts: list[RequestContext] = []
     running = anyio.Event()
 
@@ -50,6 +52,11 @@ async def test_ctx_cancel_with_an_answer_answers_with_it() -> None:
 
     registry = MethodRegistry()
     registry.on("wait", wait)
+    return registry, contexts, running
+
+
+async def test_ctx_cancel_with_an_answer_answers_with_it() -> None:
+    registry, contexts, running = _waiting_registry()
     with anyio.fail_after(10):
         async with _served(registry) as client, anyio.create_task_group() as tg:
             results: list[Any] = []
@@ -66,16 +73,7 @@ async def test_ctx_cancel_with_an_answer_answers_with_it() -> None:
 
 
 async def test_ctx_cancel_without_an_answer_is_the_usual_cancellation() -> None:
-    contexts: list[RequestContext] = []
-    running = anyio.Event()
-
-    async def wait(params: Any, ctx: RequestContext) -> Any:
-        contexts.append(ctx)
-        running.set()
-        await anyio.sleep_forever()
-
-    registry = MethodRegistry()
-    registry.on("wait", wait)
+    registry, contexts, running = _waiting_registry()
     with anyio.fail_after(10):
         async with _served(registry) as client, anyio.create_task_group() as tg:
 
