@@ -817,9 +817,9 @@ def _stack_step_kib() -> list[float]:
 
 def stack_footprint_section(runs: int, *, server_kib: Sequence[float]) -> list[str]:
     """Where a server's resident memory goes: the dependency stack (`STACK_STEPS`, median
-    of ``runs`` fresh interpreters, the first untimed to fill bytecode caches) against the
-    rpcweave server readings ``server_kib`` (after its first call), and what that leaves
-    for rpcweave's own code under the 40 MiB target."""
+    of ``runs`` fresh interpreters, after a discarded one that fills the bytecode caches)
+    against the rpcweave server readings ``server_kib`` (after its first call), and what
+    that leaves for rpcweave's own code under the 40 MiB target."""
     _stack_step_kib()
     readings = [_stack_step_kib() for _ in range(runs)]
     steps = [statistics.median(run[index] for run in readings) for index in range(len(STACK_STEPS))]

@@ -35,7 +35,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 from ._harness import (
     FLOOR,
@@ -100,7 +100,7 @@ class Load:
     warmup: int
     target: float | None
     """Required ratio rpcweave → rpcweave ÷ official → official (None: reported only)."""
-    placement: str | None = None
+    placement: Literal["split", "shared"] | None = None
     """``None``: wherever the scheduler puts the processes; ``"split"``: this client on one
     CPU and the agent on another; ``"shared"``: both on one CPU (see `_placed`)."""
 
@@ -142,7 +142,7 @@ def _usable_cpus() -> list[int]:
 
 
 @contextmanager
-def _placed(placement: str | None, agent_pid: int | None) -> Iterator[None]:
+def _placed(placement: Literal["split", "shared"] | None, agent_pid: int | None) -> Iterator[None]:
     """Pin this process (the client) and the agent as ``placement`` says, for the body;
     this process gets its own CPU set back afterwards (the agent exits after the run)."""
     if placement is None or agent_pid is None:
