@@ -6,12 +6,12 @@ The SSE decoding itself is checked in tests/test_sse_decoder_fast.py."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import aclosing
 from typing import Any
 
 import httpx
 import pytest
+from _http_fixtures import Answer, ScriptedPeer, json_response, sse_response
 
 import a2a_layer._client as client_module
 from a2a_layer import A2AClient, TaskNotFound
@@ -65,59 +65,8 @@ def _events(request_id: Any, chunks: int) -> list[bytes]:
     return out
 
 
-class _Body(httpx.AsyncByteStream):
-    """A response body sent as the given chunks (then, with ``fail``, a read error);
-    records whether it was closed."""
-
-    def __init__(self, chunks: Sequence[bytes], fail: bool = False) -> None:
-        self.chunks = chunks
-        self.fail = fail
-        self.closed = False
-        self.sent = 0
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.chunks:
-            self.sent += 1
-            yield chunk
-        if self.fail:
-            raise httpx.ReadError("connection reset")
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
-Answer = Callable[[dict[str, Any]], httpx.Response]
-
-
-class _Agent(httpx.AsyncBaseTransport):
-    """Answers each POST with ``answer(request JSON)``; keeps the requests."""
-
-    def __init__(self, answer: Answer) -> None:
-        self.answer = answer
-        self.requests: list[httpx.Request] = []
-        self.bodies: list[_Body] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
-        self.requests.append(request)
-        response = self.answer(json.loads(request.content))
-        if isinstance(response.stream, _Body):
-            self.bodies.append(response.stream)
-        return response
-
-
-def _sse(chunks: Sequence[bytes], status: int = 200, *, fail: bool = False) -> httpx.Response:
-    return httpx.Response(
-        status, headers={"content-type": "text/event-stream"}, stream=_Body(chunks, fail)
-    )
-
-
-def _json(body: bytes, status: int = 200) -> httpx.Response:
-    return httpx.Response(status, headers={"content-type": "application/json"}, content=body)
-
-
-def _client(answer: Answer) -> tuple[A2AClient, _Agent]:
-    agent = _Agent(answer)
+def _client(answer: Answer) -> tuple[A2AClient, ScriptedPeer]:
+    agent = ScriptedPeer(answer)
     return A2AClient(_card(), http=httpx.AsyncClient(transport=agent)), agent
 
 
@@ -136,7 +85,7 @@ async def test_a_stream_yields_every_event_however_the_chunks_fall(cut: str) -> 
             chunks = [body[i : i + 1] for i in range(len(body))]
         else:
             chunks = [b"data: " + e + b"\n\n" for e in _events(request["id"], 5)]
-        return _sse(chunks)
+        return sse_response(chunks)
 
     client, agent = _client(answer)
     async with client:
@@ -151,7 +100,7 @@ async def test_a_stream_yields_every_event_however_the_chunks_fall(cut: str) -> 
 
 async def test_one_post_per_call_with_the_prepared_headers_and_body() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
-        return _json(_reply(request["id"], {"task": _task()}))
+        return json_response(_reply(request["id"], {"task": _task()}))
 
     client, agent = _client(answer)
     async with client:
@@ -178,7 +127,7 @@ async def test_a_call_answered_as_an_event_stream() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         note = b'{"jsonrpc":"2.0","method":"note"}'
         reply = _reply(request["id"], _task())
-        return _sse([b"data: " + note + b"\n\ndata: " + reply[:20], reply[20:] + b"\n\n"])
+        return sse_response([b"data: " + note + b"\n\ndata: " + reply[:20], reply[20:] + b"\n\n"])
 
     client, _ = _client(answer)
     async with client:
@@ -187,7 +136,7 @@ async def test_a_call_answered_as_an_event_stream() -> None:
 
 
 async def test_a_call_whose_event_stream_ends_unanswered_fails() -> None:
-    client, _ = _client(lambda request: _sse([b": nothing\n\n"]))
+    client, _ = _client(lambda request: sse_response([b": nothing\n\n"]))
     async with client:
         with pytest.raises(TransportError, match="without answering"):
             await client.get_task("t1")
@@ -195,7 +144,7 @@ async def test_a_call_whose_event_stream_ends_unanswered_fails() -> None:
 
 async def test_leaving_a_stream_early_closes_its_response() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
-        return _sse([b"data: " + e + b"\n\n" for e in _events(request["id"], 50)])
+        return sse_response([b"data: " + e + b"\n\n" for e in _events(request["id"], 50)])
 
     client, agent = _client(answer)
     async with client:
@@ -210,7 +159,9 @@ async def test_an_error_event_in_a_stream_raises_the_agents_error() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         error = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32001, "message": "no"}}
         first = _reply(request["id"], {"task": _task("TASK_STATE_WORKING")})
-        return _sse([b"data: " + first + b"\n\ndata: " + json.dumps(error).encode() + b"\n\n"])
+        return sse_response(
+            [b"data: " + first + b"\n\ndata: " + json.dumps(error).encode() + b"\n\n"]
+        )
 
     client, _ = _client(answer)
     got = []
@@ -225,7 +176,7 @@ async def test_http_errors_become_the_agents_error_or_a_status_error() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         if request["params"]["id"] == "missing":
             error = {"code": -32001, "message": "Task not found"}
-            return _json(
+            return json_response(
                 json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode(), 404
             )
         return httpx.Response(401, content=b"who are you?")
@@ -246,11 +197,11 @@ async def test_answers_without_a_response_fail_instead_of_hanging() -> None:
         if task_id == "accepted":
             return httpx.Response(202)
         if task_id == "other-id":
-            return _json(_reply(999, _task()))
+            return json_response(_reply(999, _task()))
         if task_id == "text":
             return httpx.Response(200, headers={"content-type": "text/plain"}, content=b"hi")
         error = {"code": -32700, "message": "Parse error"}
-        return _json(json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode())
+        return json_response(json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode())
 
     client, _ = _client(answer)
     async with client:
@@ -267,9 +218,9 @@ async def test_a_stream_that_breaks_is_resumed_by_the_client() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         posts.append(request["method"])
         if request["method"] == "GetTask":
-            return _json(_reply(request["id"], _task()))
+            return json_response(_reply(request["id"], _task()))
         events = _events(request["id"], 3)[:2]
-        return _sse([b"data: " + e + b"\n\n" for e in events] + [b"data: {tru"])
+        return sse_response([b"data: " + e + b"\n\n" for e in events] + [b"data: {tru"])
 
     client, _ = _client(answer)
     async with client:
@@ -285,7 +236,7 @@ async def test_the_client_makes_its_httpx_client_with_new_async_client(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     made: list[dict[str, Any]] = []
-    agent = _Agent(lambda request: _json(_reply(request["id"], _task())))
+    agent = ScriptedPeer(lambda request: json_response(_reply(request["id"], _task())))
 
     def fake(**kwargs: Any) -> httpx.AsyncClient:
         made.append(kwargs)
@@ -310,9 +261,9 @@ async def test_a_stream_whose_connection_breaks_is_followed_up_with_get_task() -
     def answer(request: dict[str, Any]) -> httpx.Response:
         posts.append(request["method"])
         if request["method"] == "GetTask":
-            return _json(_reply(request["id"], _task()))
+            return json_response(_reply(request["id"], _task()))
         events = _events(request["id"], 3)[:2]
-        return _sse([b"data: " + e + b"\n\n" for e in events], fail=True)
+        return sse_response([b"data: " + e + b"\n\n" for e in events], fail=True)
 
     client, agent = _client(answer)
     async with client:
@@ -323,7 +274,7 @@ async def test_a_stream_whose_connection_breaks_is_followed_up_with_get_task() -
 
 
 async def test_a_broken_stream_before_any_event_is_a_transport_error() -> None:
-    client, _ = _client(lambda request: _sse([b": hello\n\n"], fail=True))
+    client, _ = _client(lambda request: sse_response([b": hello\n\n"], fail=True))
     async with client:
         with pytest.raises(TransportError, match="response stream broke"):
             async for _event in client.stream("go"):
@@ -333,7 +284,7 @@ async def test_a_broken_stream_before_any_event_is_a_transport_error() -> None:
 async def test_an_error_event_answers_a_call() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         error = {"jsonrpc": "2.0", "id": request["id"], "error": {"code": -32001, "message": "no"}}
-        return _sse([b"data: " + json.dumps(error).encode() + b"\n\n"])
+        return sse_response([b"data: " + json.dumps(error).encode() + b"\n\n"])
 
     client, _ = _client(answer)
     async with client:
@@ -346,7 +297,7 @@ async def test_an_http_error_on_a_stream_is_the_agents_error() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         error = {"code": -32001, "message": "Task not found"}
         body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "error": error}).encode()
-        return _json(body, 404)
+        return json_response(body, 404)
 
     client, _ = _client(answer)
     async with client:

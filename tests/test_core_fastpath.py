@@ -15,6 +15,7 @@ import anyio
 import anyio.lowlevel
 import httpx
 import pytest
+from _http_fixtures import ASGIPost
 
 from jsonrpc_core import (
     HTTPServerOptions,
@@ -186,56 +187,6 @@ def make_app(registry: MethodRegistry, *, json_response: bool) -> JsonRpcHTTPApp
     return JsonRpcHTTPApp(serve, HTTPServerOptions(path="/mcp", json_response=json_response))
 
 
-class RawPost:
-    """One POST through the ASGI interface, recording what the app sends and how often
-    it listens for a disconnect."""
-
-    def __init__(self, body: bytes, *, disconnect: bool = False) -> None:
-        self.body = body
-        self.disconnect = disconnect
-        self.sent: list[dict[str, Any]] = []
-        self.listens = 0
-        self._body_read = False
-        self._complete = anyio.Event()
-        self.on_send: Callable[[dict[str, Any]], Awaitable[None]] | None = None
-
-    async def receive(self) -> dict[str, Any]:
-        if not self._body_read:
-            self._body_read = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-        self.listens += 1
-        if not self.disconnect:
-            await self._complete.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(self, message: Any) -> None:
-        self.sent.append(dict(message))
-        if message["type"] == "http.response.body" and not message.get("more_body", False):
-            self._complete.set()
-        if self.on_send is not None:
-            await self.on_send(message)
-
-    async def run(self, app: JsonRpcHTTPApp) -> None:
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/mcp",
-            "query_string": b"",
-            "client": ("127.0.0.1", 50000),
-            "headers": [
-                (b"host", b"127.0.0.1"),
-                (b"content-type", b"application/json"),
-                (b"accept", b"application/json, text/event-stream"),
-            ],
-        }
-        with anyio.fail_after(TIMEOUT):
-            await app(scope, self.receive, self.send)
-
-    @property
-    def bodies(self) -> list[dict[str, Any]]:
-        return [m for m in self.sent if m["type"] == "http.response.body"]
-
-
 ECHO_BODY = b'{"jsonrpc":"2.0","id":7,"method":"echo","params":{"text":"hi"}}'
 SLOW_BODY = b'{"jsonrpc":"2.0","id":8,"method":"slow"}'
 ECHO_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"text":"hi"}}'
@@ -244,14 +195,14 @@ ECHO_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"text":"hi"}}'
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
     app = make_app(echo_registry(), json_response=False)
-    post = RawPost(ECHO_BODY)
+    post = ASGIPost(ECHO_BODY, path="/mcp")
     async with app.running():
-        await RawPost(ECHO_BODY).run(app)  # the peer and a worker are up and idle now
+        await ASGIPost(ECHO_BODY, path="/mcp").run(app)  # the peer and a worker are up and idle now
         await post.run(app)
     assert [m["type"] for m in post.sent] == ["http.response.start", "http.response.body"]
     body = b": \n\nevent: message\ndata: " + ECHO_ANSWER + b"\n\n"
-    assert post.bodies[0]["body"] == body
-    assert not post.bodies[0].get("more_body", False)
+    assert post.body_messages[0]["body"] == body
+    assert not post.body_messages[0].get("more_body", False)
     headers = dict(post.sent[0]["headers"])
     assert headers[b"content-type"] == b"text/event-stream"
     assert headers[b"content-length"] == str(len(body)).encode()  # sized, not chunked
@@ -261,21 +212,21 @@ async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_quick_json_answer_needs_no_disconnect_watcher() -> None:
     app = make_app(echo_registry(), json_response=True)
-    post = RawPost(ECHO_BODY)
+    post = ASGIPost(ECHO_BODY, path="/mcp")
     async with app.running():
-        await RawPost(ECHO_BODY).run(app)  # the peer and a worker are up and idle now
+        await ASGIPost(ECHO_BODY, path="/mcp").run(app)  # the peer and a worker are up and idle now
         await post.run(app)
-    assert post.bodies[-1]["body"] == ECHO_ANSWER
+    assert post.body_messages[-1]["body"] == ECHO_ANSWER
     assert post.listens == 0
 
 
 async def test_quick_answers_are_the_same_bytes_on_every_backend() -> None:
     for json_response in (False, True):
         app = make_app(echo_registry(), json_response=json_response)
-        post = RawPost(ECHO_BODY)
+        post = ASGIPost(ECHO_BODY, path="/mcp")
         async with app.running():
             await post.run(app)
-        body = b"".join(m.get("body", b"") for m in post.bodies)
+        body = b"".join(m.get("body", b"") for m in post.body_messages)
         expected = (
             ECHO_ANSWER
             if json_response
@@ -287,7 +238,7 @@ async def test_quick_answers_are_the_same_bytes_on_every_backend() -> None:
 async def test_slow_sse_answer_begins_at_once_and_ends_with_its_event() -> None:
     gate = anyio.Event()
     app = make_app(echo_registry(gate), json_response=False)
-    post = RawPost(SLOW_BODY)
+    post = ASGIPost(SLOW_BODY, path="/mcp")
 
     async def on_send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.body" and message.get("more_body"):
@@ -297,11 +248,11 @@ async def test_slow_sse_answer_begins_at_once_and_ends_with_its_event() -> None:
     async with app.running():
         await post.run(app)
     assert gate.is_set()
-    assert [m["body"] for m in post.bodies] == [
+    assert [m["body"] for m in post.body_messages] == [
         b": \n\n",
         b'event: message\ndata: {"jsonrpc":"2.0","id":8,"result":"late"}\n\n',
     ]
-    assert [m.get("more_body", False) for m in post.bodies] == [True, False]
+    assert [m.get("more_body", False) for m in post.body_messages] == [True, False]
     assert b"content-length" not in dict(post.sent[0]["headers"])  # streamed
     assert post.listens == 1  # the client was watched while the handler ran
 
@@ -319,12 +270,12 @@ async def test_disconnect_during_a_slow_answer_is_still_noticed(json_response: b
         return "late"
 
     app = make_app(registry, json_response=json_response)
-    post = RawPost(b'{"jsonrpc":"2.0","id":9,"method":"watch"}', disconnect=True)
+    post = ASGIPost(b'{"jsonrpc":"2.0","id":9,"method":"watch"}', disconnect=True, path="/mcp")
     async with app.running():
         await post.run(app)  # returns although the handler has not answered
         assert len(seen) == 1 and seen[0].is_set()
         gate.set()
-    assert all(b"late" not in m.get("body", b"") for m in post.bodies)
+    assert all(b"late" not in m.get("body", b"") for m in post.body_messages)
 
 
 # -- the Peer: direct hand-over keeps the order -------------------------------------------

@@ -4,13 +4,14 @@ answer read in the caller's task (what the A2A client's JSON-RPC transport stand
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import Callable
 from contextlib import aclosing
 from typing import Any
 
 import httpx
 import pydantic
 import pytest
+from _http_fixtures import ScriptedPeer, json_response, sse_response
 
 from jsonrpc_core import (
     STANDARD_ERRORS,
@@ -39,37 +40,8 @@ class Busy(JsonRpcError):
     code = -32042
 
 
-class _Body(httpx.AsyncByteStream):
-    def __init__(self, chunks: Sequence[bytes], fail: bool = False) -> None:
-        self.chunks, self.fail, self.closed = chunks, fail, False
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        for chunk in self.chunks:
-            yield chunk
-        if self.fail:
-            raise httpx.ReadError("connection reset")
-
-    async def aclose(self) -> None:
-        self.closed = True
-
-
-class _Server(httpx.AsyncBaseTransport):
-    def __init__(self, answer: Callable[[dict[str, Any]], httpx.Response]) -> None:
-        self.answer = answer
-        self.requests: list[httpx.Request] = []
-        self.bodies: list[_Body] = []
-
-    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        await request.aread()
-        self.requests.append(request)
-        response = self.answer(json.loads(request.content))
-        if isinstance(response.stream, _Body):
-            self.bodies.append(response.stream)
-        return response
-
-
-def _caller(answer: Callable[[dict[str, Any]], httpx.Response]) -> tuple[HTTPCaller, _Server]:
-    server = _Server(answer)
+def _caller(answer: Callable[[dict[str, Any]], httpx.Response]) -> tuple[HTTPCaller, ScriptedPeer]:
+    server = ScriptedPeer(answer)
     client = httpx.AsyncClient(transport=server)
     return HTTPCaller(client, URL, headers={"X-Test": "1"}, errors=TABLE), server
 
@@ -78,18 +50,10 @@ def _msg(**fields: Any) -> bytes:
     return json.dumps({"jsonrpc": "2.0", **fields}).encode()
 
 
-def _json(body: bytes, status: int = 200, content_type: str = "application/json") -> httpx.Response:
-    return httpx.Response(status, headers={"content-type": content_type}, content=body)
-
-
-def _sse(chunks: Sequence[bytes], *, fail: bool = False) -> httpx.Response:
-    return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, stream=_Body(chunks, fail)
-    )
-
-
 async def test_a_call_is_one_post_with_the_headers_and_a_fresh_id() -> None:
-    caller, server = _caller(lambda r: _json(_msg(id=r["id"], result={"echo": r["params"]})))
+    caller, server = _caller(
+        lambda r: json_response(_msg(id=r["id"], result={"echo": r["params"]}))
+    )
     assert await caller.call("echo", {"a": 1}) == {"echo": {"a": 1}}
     assert await caller.call("echo", [2]) == {"echo": [2]}
     first, second = server.requests
@@ -109,7 +73,7 @@ async def test_a_result_goes_through_the_validator() -> None:
     class Point(pydantic.BaseModel):
         x: int
 
-    caller, _ = _caller(lambda r: _json(_msg(id=r["id"], result={"x": r["params"]["x"]})))
+    caller, _ = _caller(lambda r: json_response(_msg(id=r["id"], result={"x": r["params"]["x"]})))
     assert await caller.call("p", {"x": 1}, Point.model_validate) == Point(x=1)
     with pytest.raises(ResultValidationError, match="p: the result does not match"):
         await caller.call("p", {"x": "nope"}, Point.model_validate)
@@ -121,7 +85,7 @@ async def test_a_call_answered_as_an_event_stream_skips_other_messages() -> None
         other = _msg(id=999, result="not ours")
         ours = _msg(id=r["id"], result="ours")
         wire = b": hi\n\nevent: ping\ndata: x\n\ndata: " + note + b"\n\ndata: " + other
-        return _sse([wire[:17], wire[17:] + b"\n\nid: 1\ndata: " + ours + b"\n\n"])
+        return sse_response([wire[:17], wire[17:] + b"\n\nid: 1\ndata: " + ours + b"\n\n"])
 
     caller, server = _caller(answer)
     assert await caller.call("m") == "ours"
@@ -130,11 +94,13 @@ async def test_a_call_answered_as_an_event_stream_skips_other_messages() -> None
 
 async def test_the_servers_error_is_raised_refined_and_received() -> None:
     error = {"code": -32042, "message": "busy"}
-    caller, _ = _caller(lambda r: _json(_msg(id=r["id"], error=error)))
+    caller, _ = _caller(lambda r: json_response(_msg(id=r["id"], error=error)))
     with pytest.raises(Busy) as caught:
         await caller.call("m")
     assert caught.value.received
-    caller, _ = _caller(lambda r: _sse([b"data: " + _msg(id=r["id"], error=error) + b"\n\n"]))
+    caller, _ = _caller(
+        lambda r: sse_response([b"data: " + _msg(id=r["id"], error=error) + b"\n\n"])
+    )
     with pytest.raises(Busy) as caught:
         await caller.call("m")
     assert caught.value.received
@@ -143,7 +109,9 @@ async def test_the_servers_error_is_raised_refined_and_received() -> None:
 @pytest.mark.parametrize("answer", ["json", "sse"])
 async def test_a_streamed_calls_error_is_raised_refined_and_received(answer: str) -> None:
     error = _msg(id=1, error={"code": -32042, "message": "busy"})
-    reply = _json(error) if answer == "json" else _sse([b"data: " + error + b"\n\n"])
+    reply = (
+        json_response(error) if answer == "json" else sse_response([b"data: " + error + b"\n\n"])
+    )
     caller, _ = _caller(lambda r: reply)
     with pytest.raises(Busy) as caught:
         async with aclosing(caller.stream("s")) as results:
@@ -155,10 +123,10 @@ async def test_a_streamed_calls_error_is_raised_refined_and_received(answer: str
 async def test_http_error_statuses() -> None:
     def answer(r: dict[str, Any]) -> httpx.Response:
         if r["method"] == "ours":
-            return _json(_msg(id=r["id"], error={"code": -32601, "message": "no"}), 400)
+            return json_response(_msg(id=r["id"], error={"code": -32601, "message": "no"}), 400)
         if r["method"] == "null-id":
-            return _json(_msg(id=None, error={"code": -32600, "message": "bad"}), 400)
-        return _json(b"upstream down", 503, "text/plain")
+            return json_response(_msg(id=None, error={"code": -32600, "message": "bad"}), 400)
+        return json_response(b"upstream down", 503, "text/plain")
 
     caller, _ = _caller(answer)
     with pytest.raises(MethodNotFound) as caught:
@@ -174,11 +142,11 @@ async def test_http_error_statuses() -> None:
 
 _UNANSWERED: dict[str, Callable[[], httpx.Response]] = {
     "202": lambda: httpx.Response(202),
-    "html": lambda: _json(b"<html/>", 200, "text/html"),
-    "json-without-answer": lambda: _json(_msg(method="note")),
-    "sse-ended": lambda: _sse([b"data: " + _msg(method="note") + b"\n\n"]),
-    "sse-ended-with-id": lambda: _sse([b"id: 4\ndata: " + _msg(method="note") + b"\n\n"]),
-    "broke": lambda: _sse([b"data: " + _msg(id=1, result=1)[:5]], fail=True),
+    "html": lambda: json_response(b"<html/>", 200, "text/html"),
+    "json-without-answer": lambda: json_response(_msg(method="note")),
+    "sse-ended": lambda: sse_response([b"data: " + _msg(method="note") + b"\n\n"]),
+    "sse-ended-with-id": lambda: sse_response([b"id: 4\ndata: " + _msg(method="note") + b"\n\n"]),
+    "broke": lambda: sse_response([b"data: " + _msg(id=1, result=1)[:5]], fail=True),
 }
 
 
@@ -192,7 +160,7 @@ async def test_answers_without_the_response_raise_transport_error(case: str) -> 
 async def test_stream_yields_every_response_then_checks_the_end() -> None:
     def answer(r: dict[str, Any]) -> httpx.Response:
         wire = b"".join(b"data: " + _msg(id=r["id"], result=i) + b"\n\n" for i in range(5))
-        return _sse([wire[i : i + 9] for i in range(0, len(wire), 9)])
+        return sse_response([wire[i : i + 9] for i in range(0, len(wire), 9)])
 
     caller, _ = _caller(answer)
     async with aclosing(caller.stream("s", None, lambda n: n * 10)) as results:
@@ -203,15 +171,15 @@ async def test_stream_errors_after_events() -> None:
     def answer(r: dict[str, Any]) -> httpx.Response:
         one = b"data: " + _msg(id=r["id"], result=1) + b"\n\n"
         if r["method"] == "error":
-            return _sse(
+            return sse_response(
                 [
                     one,
                     b"data: " + _msg(id=r["id"], error={"code": -32042, "message": "x"}) + b"\n\n",
                 ]
             )
         if r["method"] == "retry":
-            return _sse([b"id: 1\n" + one, b"retry: 10\n\n"])
-        return _sse([one], fail=True)
+            return sse_response([b"id: 1\n" + one, b"retry: 10\n\n"])
+        return sse_response([one], fail=True)
 
     caller, _ = _caller(answer)
     for method, error in (("error", Busy), ("retry", TransportError), ("broke", TransportError)):
@@ -225,7 +193,7 @@ async def test_stream_errors_after_events() -> None:
 
 async def test_leaving_a_stream_early_closes_its_response() -> None:
     caller, server = _caller(
-        lambda r: _sse([b"data: " + _msg(id=r["id"], result=i) + b"\n\n" for i in range(5)])
+        lambda r: sse_response([b"data: " + _msg(id=r["id"], result=i) + b"\n\n" for i in range(5)])
     )
     async with aclosing(caller.stream("s")) as results:
         async for _ in results:
@@ -234,7 +202,7 @@ async def test_leaving_a_stream_early_closes_its_response() -> None:
 
 
 async def test_a_closed_caller_refuses_calls() -> None:
-    caller, server = _caller(lambda r: _json(_msg(id=r["id"], result=1)))
+    caller, server = _caller(lambda r: json_response(_msg(id=r["id"], result=1)))
     caller.close()
     with pytest.raises(ConnectionClosed):
         await caller.call("m")
@@ -265,7 +233,7 @@ async def _tapped_caller_records(
     answer: Callable[[dict[str, Any]], httpx.Response], run: Callable[[Any], Any]
 ) -> list[tuple[Any, ...]]:
     records: list[TapRecord] = []
-    server = _Server(answer)
+    server = ScriptedPeer(answer)
     caller = HTTPCaller(
         httpx.AsyncClient(transport=server),
         URL,
@@ -287,7 +255,7 @@ async def _tapped_stream_records(
     records: list[TapRecord] = []
     http = StreamableHTTPTransport(
         URL,
-        client=httpx.AsyncClient(transport=_Server(answer)),
+        client=httpx.AsyncClient(transport=ScriptedPeer(answer)),
         standalone_stream=False,
         terminate_on_close=False,
         max_reconnects=0,
@@ -319,7 +287,7 @@ def _reordered(**fields: Any) -> bytes:
 
 async def test_tap_records_a_json_answer_as_a_tapped_stream_does() -> None:
     def answer(r: dict[str, Any]) -> httpx.Response:
-        return _json(_reordered(result={"b": 1, "a": [1.5, None]}, id=r["id"]))
+        return json_response(_reordered(result={"b": 1, "a": [1.5, None]}, id=r["id"]))
 
     async def on_caller(caller: HTTPCaller) -> None:
         assert await caller.call("echo", {"x": "é"}) == {"b": 1, "a": [1.5, None]}
@@ -346,7 +314,7 @@ async def test_tap_records_each_event_of_an_sse_answer_as_a_tapped_stream_does()
             _msg(id=r["id"], result="third"),
         ]
         wire = b"".join(b"id: %d\ndata: %s\n\n" % (i, e) for i, e in enumerate(events))
-        return _sse([wire[i : i + 23] for i in range(0, len(wire), 23)])
+        return sse_response([wire[i : i + 23] for i in range(0, len(wire), 23)])
 
     async def on_caller(caller: HTTPCaller) -> None:
         async with aclosing(caller.stream("s", {"k": 1})) as results:
@@ -369,8 +337,8 @@ async def test_tap_records_an_error_answer_as_a_tapped_stream_does(how: str) -> 
     def answer(r: dict[str, Any]) -> httpx.Response:
         if how == "sse":
             one = b"data: " + _msg(id=r["id"], result=1) + b"\n\n"
-            return _sse([one, b"data: " + _reordered(error=error, id=r["id"]) + b"\n\n"])
-        return _json(_reordered(error=error, id=r["id"]), 400 if how == "http-400" else 200)
+            return sse_response([one, b"data: " + _reordered(error=error, id=r["id"]) + b"\n\n"])
+        return json_response(_reordered(error=error, id=r["id"]), 400 if how == "http-400" else 200)
 
     async def on_caller(caller: HTTPCaller) -> None:
         with pytest.raises(Busy):

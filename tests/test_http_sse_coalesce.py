@@ -10,12 +10,13 @@ without watching the client for a disconnect.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from typing import Any
 
 import anyio
 import anyio.lowlevel
 import pytest
+from _http_fixtures import ASGIPost
 
 from jsonrpc_core import (
     HTTPServerOptions,
@@ -51,57 +52,14 @@ def make_app(registry: MethodRegistry, *, json_response: bool = False) -> JsonRp
     )
 
 
-class Post:
-    """One POST through the ASGI interface; records the body messages sent."""
+def json_post(body: dict[str, Any]) -> ASGIPost:
+    return ASGIPost(json.dumps(body).encode())
 
-    def __init__(self, body: dict[str, Any]) -> None:
-        self.body = json.dumps(body).encode()
-        self.sent: list[dict[str, Any]] = []
-        self.listens = 0
-        self._read = False
-        self._complete = anyio.Event()
-        self.on_body: Callable[[bytes], Awaitable[None]] | None = None
 
-    async def receive(self) -> dict[str, Any]:
-        if not self._read:
-            self._read = True
-            return {"type": "http.request", "body": self.body, "more_body": False}
-        self.listens += 1
-        await self._complete.wait()
-        return {"type": "http.disconnect"}
-
-    async def send(self, message: Any) -> None:
-        self.sent.append(dict(message))
-        if message["type"] == "http.response.body":
-            if not message.get("more_body", False):
-                self._complete.set()
-            if self.on_body is not None:
-                await self.on_body(message.get("body", b""))
-
-    async def run(self, app: JsonRpcHTTPApp) -> None:
-        scope = {
-            "type": "http",
-            "method": "POST",
-            "path": "/rpc",
-            "query_string": b"",
-            "client": ("127.0.0.1", 50000),
-            "headers": [
-                (b"host", b"127.0.0.1"),
-                (b"content-type", b"application/json"),
-                (b"accept", b"application/json, text/event-stream"),
-            ],
-        }
-        with anyio.fail_after(TIMEOUT):
-            await app(scope, self.receive, self.send)
-
-    @property
-    def bodies(self) -> list[bytes]:
-        return [m.get("body", b"") for m in self.sent if m["type"] == "http.response.body"]
-
-    def results(self) -> list[Any]:
-        decoder = SSEDecoder()
-        events = decoder.feed(b"".join(self.bodies))
-        return [json.loads(event.data)["result"] for event in events]
+def results(post: ASGIPost) -> list[Any]:
+    """The results of the SSE events of ``post``'s answer."""
+    events = SSEDecoder().feed(b"".join(post.bodies))
+    return [json.loads(event.data)["result"] for event in events]
 
 
 def burst_registry(count: int) -> MethodRegistry:
@@ -121,10 +79,10 @@ def burst_registry(count: int) -> MethodRegistry:
 
 async def test_queued_events_share_one_body_message_whole_and_in_order() -> None:
     app = make_app(burst_registry(20))
-    post = Post({"jsonrpc": "2.0", "id": 1, "method": "burst"})
+    post = json_post({"jsonrpc": "2.0", "id": 1, "method": "burst"})
     async with app.running():
         await post.run(app)
-    assert post.results() == list(range(20))
+    assert results(post) == list(range(20))
     events = [b for b in post.bodies if b"data:" in b]
     # Queued together, written together: far fewer body messages than events.
     assert len(events) < 20
@@ -135,15 +93,15 @@ async def test_queued_events_share_one_body_message_whole_and_in_order() -> None
 
 async def test_a_slow_reader_still_gets_every_event_in_order() -> None:
     app = make_app(burst_registry(300))
-    post = Post({"jsonrpc": "2.0", "id": 2, "method": "burst"})
+    post = json_post({"jsonrpc": "2.0", "id": 2, "method": "burst"})
 
-    async def slow(body: bytes) -> None:
+    async def slow(message: dict[str, Any]) -> None:
         await anyio.sleep(0.001)
 
-    post.on_body = slow
+    post.on_send = slow
     async with app.running():
         await post.run(app)
-    assert post.results() == list(range(300))
+    assert results(post) == list(range(300))
 
 
 async def test_an_event_is_sent_before_the_next_one_exists() -> None:
@@ -160,18 +118,18 @@ async def test_an_event_is_sent_before_the_next_one_exists() -> None:
         return results()
 
     app = make_app(registry)
-    post = Post({"jsonrpc": "2.0", "id": 3, "method": "pause"})
+    post = json_post({"jsonrpc": "2.0", "id": 3, "method": "pause"})
 
-    async def release_on_first(body: bytes) -> None:
-        if b'"first"' in body:
+    async def release_on_first(message: dict[str, Any]) -> None:
+        if b'"first"' in message.get("body", b""):
             assert not gate.is_set()
             gate.set()
 
-    post.on_body = release_on_first
+    post.on_send = release_on_first
     async with app.running():
         await post.run(app)
     assert gate.is_set()
-    assert post.results() == ["first", "second"]
+    assert results(post) == ["first", "second"]
 
 
 async def test_a_json_answer_from_another_task_needs_no_disconnect_watcher() -> None:
@@ -186,8 +144,8 @@ async def test_a_json_answer_from_another_task_needs_no_disconnect_watcher() -> 
 
     app = make_app(registry, json_response=True)
     async with app.running():
-        await Post({"jsonrpc": "2.0", "id": 4, "method": "handoff"}).run(app)  # warm up
-        post = Post({"jsonrpc": "2.0", "id": 5, "method": "handoff"})
+        await json_post({"jsonrpc": "2.0", "id": 4, "method": "handoff"}).run(app)  # warm up
+        post = json_post({"jsonrpc": "2.0", "id": 5, "method": "handoff"})
         await post.run(app)
     assert json.loads(post.bodies[-1])["result"] == "ok"
     assert post.listens == 0
