@@ -5,8 +5,9 @@ with `run_agent_stdio` (or `serve_agent` on any message stream); ``agent.client`
 `AgentConnection` that sends session updates and calls the editor (permission, files,
 terminals, elicitation). `connect_mcp_servers` opens the MCP servers a session was given.
 
-Editors subclass `Client` (or use `LocalClient`, confined to the session's workspace) and open
-a `ClientConnection` with `spawn_agent` (starts the agent process) or `connect_agent`.
+Editors subclass `Client` (or use `LocalClient`: files confined to the session's workspace,
+commands run only with the user's consent, see `CommandPolicy`) and open a
+`ClientConnection` with `spawn_agent` (starts the agent process) or `connect_agent`.
 
 `acp_layer.schema` holds the protocol's objects as pydantic models; ``_methods`` the method
 tables; `ACP_ERRORS` the error classes. Everything but `schema` loads on first use, to keep
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ._client import Client
     from ._client_connect import connect_agent, spawn_agent
     from ._client_connection import ClientConnection, ClientSideSession
+    from ._consent import CommandPolicy, CommandRefused, TerminalCommand
     from ._errors import ACP_ERRORS, AuthRequired, ResourceNotFound
     from ._local_client import LocalClient
     from ._mcp import connect_mcp_servers
@@ -42,6 +44,8 @@ _LAZY = {
     "AuthRequired": "._errors",
     "CapabilityError": "._rpc",
     "Client": "._client",
+    "CommandPolicy": "._consent",
+    "CommandRefused": "._consent",
     "ClientConnection": "._client_connection",
     "ClientSideSession": "._client_connection",
     "LocalClient": "._local_client",
@@ -49,6 +53,7 @@ _LAZY = {
     "OutsideWorkspace": "._workspace",
     "ProtocolVersionError": "._rpc",
     "ResourceNotFound": "._errors",
+    "TerminalCommand": "._consent",
     "TerminalHandle": "._agent_connection",
     "after_response": "._rpc",
     "confine": "._workspace",
@@ -83,11 +88,14 @@ __all__ = [
     "Client",
     "ClientConnection",
     "ClientSideSession",
+    "CommandPolicy",
+    "CommandRefused",
     "LocalClient",
     "OutputBuffer",
     "OutsideWorkspace",
     "ProtocolVersionError",
     "ResourceNotFound",
+    "TerminalCommand",
     "TerminalHandle",
     "after_response",
     "confine",

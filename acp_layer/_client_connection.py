@@ -55,11 +55,20 @@ class ClientSideSession:
     cwd: str
     additional_directories: list[str] = field(default_factory=list)
     permission_scopes: set[anyio.CancelScope] = field(default_factory=set, repr=False)
+    turn: int = 0
+    """A number that changes whenever a prompt turn of this session starts or ends."""
+    turns_running: int = 0
+    """Prompt turns sent and not answered yet (one, unless the caller overlaps them)."""
 
     @property
     def roots(self) -> list[str]:
         """The session's file-system root set: ``cwd`` and the additional directories."""
         return [self.cwd, *self.additional_directories]
+
+    @property
+    def in_turn(self) -> bool:
+        """Whether a prompt turn of this session is running."""
+        return self.turns_running > 0
 
 
 class ClientConnection:
@@ -287,17 +296,29 @@ class ClientConnection:
         if type(prompt) is str and type(session_id) is str:
             # Plain text needs no capability: the wire object is written directly (the
             # same bytes as the PromptRequest model gives).
-            text = {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]}
-            return await self.peer.request(m.SESSION_PROMPT, text)
-        if isinstance(prompt, str):
-            blocks: list[s.ContentBlock] = [s.TextContent(text=prompt)]
-        elif isinstance(prompt, s.ACPModel):
-            blocks = [prompt]
+            request: Any = {"sessionId": session_id, "prompt": [{"type": "text", "text": prompt}]}
         else:
-            blocks = list(prompt)
-        self._check_prompt(blocks)
-        request = s.PromptRequest(session_id=session_id, prompt=blocks)
-        return await self.peer.request(m.SESSION_PROMPT, request)
+            if isinstance(prompt, str):
+                blocks: list[s.ContentBlock] = [s.TextContent(text=prompt)]
+            elif isinstance(prompt, s.ACPModel):
+                blocks = [prompt]
+            else:
+                blocks = list(prompt)
+            self._check_prompt(blocks)
+            request = s.PromptRequest(session_id=session_id, prompt=blocks)
+        # The session's turn marks bound what is granted for a turn (LocalClient's
+        # execute permissions): they start and end with this call.
+        session = self.sessions.get(session_id)
+        if session is None:
+            return await self.peer.request(m.SESSION_PROMPT, request)
+        session.turn += 1
+        session.turns_running += 1
+        try:
+            response: s.PromptResponse = await self.peer.request(m.SESSION_PROMPT, request)
+            return response
+        finally:
+            session.turn += 1
+            session.turns_running -= 1
 
     async def cancel(self, session_id: str) -> None:
         """Cancel the session's prompt turn (the pending ``prompt`` returns ``cancelled``)."""

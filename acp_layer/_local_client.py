@@ -2,9 +2,11 @@
 
 Files are confined to the session's workspace (its ``cwd`` and additional directories, or
 the ``workspace`` given): relative paths, ``..`` escapes, symbolic links and absolute paths
-leading outside are refused with -32602; a missing file is -32002. Terminals are local
-subprocesses (see ``_terminals``). Permission requests are answered by a policy (allow or
-reject) or by a function standing in for the editor's dialog.
+leading outside are refused with -32602, and so are hard links (a file with other links
+may be one outside); a missing file is -32002. A write replaces the file by a new one
+(``_workspace``, rule 3). Terminals are local subprocesses (see ``_terminals``), started
+only with the user's consent (``_consent``). Permission requests are answered by a policy
+(allow or reject) or by a function standing in for the editor's dialog.
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from jsonrpc_core import InvalidParams
 
 from . import schema as s
 from ._client import Client
+from ._consent import CommandPolicy, CommandRefused, ExecuteGrants, TerminalCommand
 from ._errors import ResourceNotFound
 from ._terminals import LocalTerminal
-from ._workspace import confine, open_confined
+from ._workspace import confine, open_confined, write_confined
 
 __all__ = ["LocalClient"]
 
@@ -48,6 +51,15 @@ class LocalClient(Client):
     ``updates`` (per session id) and passed to ``on_update``. Files larger than
     ``max_file_bytes`` are refused; terminal output is capped at ``max_output_bytes`` when
     the agent sets no lower ``outputByteLimit``.
+
+    ``commands`` decides which ``terminal/create`` commands run: ``"deny"`` (default)
+    refuses them all, ``"allow"`` runs them all, and an async function given the
+    `TerminalCommand` (command, args, real cwd, env) asks the user and answers whether it
+    may run. The default refuses because a command runs with the editor's rights and no
+    path check confines it: only the user can let it run. A permission the user granted
+    for an ``execute`` tool call in the running turn also lets the agent create one
+    terminal in that turn without asking again. A refused command is -32602
+    (`CommandRefused`); the command is never started.
     """
 
     client_info = s.Implementation(name="rpcweave-local-client", version="0.1.0")
@@ -60,9 +72,12 @@ class LocalClient(Client):
         on_update: UpdateCallback | None = None,
         max_file_bytes: int = 8 * 1024 * 1024,
         max_output_bytes: int = 4 * 1024 * 1024,
+        commands: CommandPolicy = "deny",
     ) -> None:
         self.workspace = None if workspace is None else str(workspace)
         self.permission = permission
+        self.commands = commands
+        self._grants = ExecuteGrants()
         self.on_update = on_update
         self.max_file_bytes = max_file_bytes
         self.max_output_bytes = max_output_bytes
@@ -87,6 +102,15 @@ class LocalClient(Client):
     ) -> s.RequestPermissionOutcome:
         """Answer with the policy's choice, or ask the dialog function."""
         self.permission_requests.append(params)
+        outcome = await self._permission_outcome(params)
+        session = self.connection.sessions.get(params.session_id)
+        if session is not None:
+            self._grants.note(session, params, outcome, self._tool_kind(params))
+        return outcome
+
+    async def _permission_outcome(
+        self, params: s.RequestPermissionRequest
+    ) -> s.RequestPermissionOutcome:
         if callable(self.permission):
             outcome = self.permission(params)
             return await outcome if inspect.isawaitable(outcome) else outcome
@@ -96,6 +120,21 @@ class LocalClient(Client):
                 if option.kind == kind:
                     return s.SelectedPermissionOutcome(option_id=option.option_id)
         return s.CancelledPermissionOutcome()
+
+    def _tool_kind(self, params: s.RequestPermissionRequest) -> s.ToolKind | None:
+        """The permission's tool kind: its own, else the latest one announced for that
+        tool call in the session's updates."""
+        if params.tool_call.kind is not None:
+            return params.tool_call.kind
+        call_id = params.tool_call.tool_call_id
+        for update in reversed(self.updates.get(params.session_id, ())):
+            if (
+                isinstance(update, s.ToolCall | s.ToolCallProgress)
+                and update.tool_call_id == call_id
+                and update.kind is not None
+            ):
+                return update.kind
+        return None
 
     async def session_update(self, params: s.SessionNotification) -> None:
         """Keep the update and pass it to ``on_update``."""
@@ -121,7 +160,7 @@ class LocalClient(Client):
 
     def _read(self, path: Path, roots: Sequence[str], shown: str) -> str:
         try:
-            fd = open_confined(path, roots, shown=shown, write=False)
+            fd = open_confined(path, roots, shown=shown)
         except FileNotFoundError:
             raise ResourceNotFound(f"Resource not found: {shown!r}", {"path": shown}) from None
         with os.fdopen(fd, "rb") as file:
@@ -145,6 +184,14 @@ class LocalClient(Client):
         """Start the command in the session's workspace (or in ``cwd`` inside it)."""
         roots = await self._roots(params.session_id)
         cwd = confine(params.cwd or roots[0], roots)
+        command = TerminalCommand(
+            session_id=params.session_id,
+            command=params.command,
+            args=tuple(params.args),
+            cwd=str(cwd),
+            env={e.name: e.value for e in params.env},
+        )
+        await self._consent(command)
         limit = self.max_output_bytes
         if params.output_byte_limit is not None:
             limit = min(limit, params.output_byte_limit)
@@ -152,10 +199,10 @@ class LocalClient(Client):
         try:
             terminal = await LocalTerminal.start(
                 terminal_id,
-                params.command,
-                params.args,
-                cwd=str(cwd),
-                env={e.name: e.value for e in params.env},
+                command.command,
+                command.args,
+                cwd=command.cwd,
+                env=command.env,
                 limit=limit,
             )
         except OSError as exc:
@@ -165,6 +212,23 @@ class LocalClient(Client):
         self.terminals[terminal_id] = terminal
         self.connection.start_soon(terminal.run)
         return s.CreateTerminalResponse(terminal_id=terminal_id)
+
+    async def _consent(self, command: TerminalCommand) -> None:
+        """Return if ``command`` may run (``_consent`` rule 1), else raise `CommandRefused`."""
+        session = await self.connection.session(command.session_id)
+        if self.commands == "allow" or self._grants.take(session):
+            return
+        shown = command.command_line()
+        if self.commands == "deny":
+            raise CommandRefused(
+                f"Invalid params: command refused: this client runs no commands without"
+                f" the user's consent: {shown!r}"
+            )
+        if not await self.commands(command):
+            raise CommandRefused(
+                f"Invalid params: command refused: the user did not allow {shown!r}"
+                f" in {command.cwd}"
+            )
 
     def _terminal(self, terminal_id: str) -> LocalTerminal:
         terminal = self.terminals.get(terminal_id)
@@ -217,6 +281,4 @@ class LocalClient(Client):
 
 
 def _write(path: Path, roots: Sequence[str], shown: str, content: str) -> None:
-    data = content.encode("utf-8")
-    with os.fdopen(open_confined(path, roots, shown=shown, write=True), "wb") as file:
-        file.write(data)
+    write_confined(path, roots, shown=shown, data=content.encode("utf-8"))

@@ -1,29 +1,43 @@
 """Confining file-system access to a session's workspace.
 
-Rule: a path is accepted only if it is absolute and its *real* location (``..`` collapsed,
-every symbolic link followed, for a path that does not exist yet: its deepest existing
-ancestor's real location plus the rest) lies inside the real location of one of the roots.
-Callers then use the returned real path, never the path they were given, and open it with
-`open_confined`, which walks down from the root's descriptor without following any
-symbolic link: a directory swapped for a link between the check and the access is refused,
-not followed.
+Rules:
+
+1. A path is accepted only if it is absolute and its *real* location (``..`` collapsed,
+   every symbolic link followed, for a path that does not exist yet: its deepest existing
+   ancestor's real location plus the rest) lies inside the real location of one of the
+   roots. Callers then use the returned real path, never the path they were given, and
+   reach it by walking down from the root's descriptor one name at a time with
+   ``O_NOFOLLOW``: a directory swapped for a link between the check and the access is
+   refused, not followed.
+2. Only a regular file with no other hard link (``st_nlink == 1``, from ``fstat`` of the
+   descriptor the walk opened) is read or replaced: a hard link is a name inside the
+   workspace for an inode that may also live outside it, and no path check can tell.
+3. A write never opens the existing file for writing: the data go to a new temporary file
+   in the same directory (``O_EXCL``, so nothing planted there is reused), renamed over
+   the name. An inode shared with anything else is never truncated, a reader never sees
+   half a file, and the temporary file is removed on any failure.
 """
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
 from collections.abc import Sequence
 from pathlib import Path
 
 from jsonrpc_core import InvalidParams
 
-__all__ = ["OutsideWorkspace", "confine", "open_confined"]
+__all__ = ["OutsideWorkspace", "confine", "open_confined", "write_confined"]
 
 # Linux's PATH_MAX: longer paths are refused before any file-system call.
 _PATH_MAX = 4096
 _DIRECTORY_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+# Opens the name itself, without reading it, blocking on a FIFO or following a link (Linux's
+# O_PATH; elsewhere a non-blocking read-only open).
+_PROBE_FLAGS = getattr(os, "O_PATH", os.O_RDONLY | os.O_NONBLOCK) | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class OutsideWorkspace(InvalidParams):
@@ -63,73 +77,161 @@ def confine(path: str, roots: Sequence[str]) -> Path:
     raise OutsideWorkspace(f"Invalid params: path is outside the session's workspace: {path!r}")
 
 
-def open_confined(real: Path, roots: Sequence[str], *, shown: str, write: bool) -> int:
-    """Open ``real`` (a path `confine` returned) and return the file descriptor.
-
-    The walk starts at the descriptor of the root holding ``real`` and opens one name at a
-    time with ``O_NOFOLLOW``, so nothing outside the root is reached even if a directory
-    on the way was replaced by a symbolic link after `confine` ran. For a write, missing
-    directories are created and the file is created or truncated. The descriptor is opened
-    non-blocking (a FIFO does not hang the caller) and returned blocking only if it is a
-    regular file; anything else is refused.
-    Raises `OutsideWorkspace` when a symbolic link is met, `FileNotFoundError` for a
-    missing file or directory on a read, and `InvalidParams` naming ``shown`` for any other
-    refusal of the operating system.
-    """
-    target = str(real)
+def _root_of(target: str, roots: Sequence[str], shown: str) -> tuple[str, list[str]]:
+    """The real root holding ``target`` and the names leading from it to ``target``."""
     for root in roots:
         root_real = os.path.realpath(root)
         if _inside(target, root_real):
-            break
-    else:
-        raise OutsideWorkspace(
-            f"Invalid params: path is outside the session's workspace: {shown!r}"
-        )
-    names = [name for name in os.path.relpath(target, root_real).split(os.sep) if name != "."]
-    if not names:
-        raise InvalidParams(
-            f"Invalid params: {'is a directory' if write else 'not a file'}: {shown!r}"
-        )
-    final = (os.O_WRONLY | os.O_CREAT | os.O_TRUNC if write else os.O_RDONLY) | os.O_NONBLOCK
+            names = os.path.relpath(target, root_real).split(os.sep)
+            return root_real, [name for name in names if name != "."]
+    raise OutsideWorkspace(f"Invalid params: path is outside the session's workspace: {shown!r}")
+
+
+def _walk(root_real: str, names: Sequence[str], *, create: bool) -> int:
+    """The descriptor of the directory ``root_real/names...``, opened one name at a time
+    with ``O_NOFOLLOW`` (missing directories are made when ``create``)."""
+    dir_fd = os.open(root_real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     try:
-        dir_fd = os.open(root_real, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        for name in names:
+            try:
+                next_fd = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
+            except FileNotFoundError:
+                if not create:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, dir_fd=dir_fd)
+                next_fd = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
+            os.close(dir_fd)
+            dir_fd = next_fd
+    except BaseException:
+        os.close(dir_fd)
+        raise
+    return dir_fd
+
+
+def _refusal(exc: OSError, shown: str, verb: str) -> InvalidParams:
+    """The -32602 error for an operating-system refusal met while opening ``shown``."""
+    if exc.errno == errno.ELOOP:
+        return OutsideWorkspace(
+            f"Invalid params: {shown!r} leads through a symbolic link that changed"
+            " after the workspace check"
+        )
+    if exc.errno == errno.EISDIR:
+        return InvalidParams(f"Invalid params: is a directory: {shown!r}")
+    return InvalidParams(f"Invalid params: cannot {verb} {shown!r}: {exc.strerror or exc}")
+
+
+def _check_file(info: os.stat_result, shown: str, *, write: bool) -> None:
+    """Refuse anything but a regular file with no other hard link (rule 2)."""
+    if stat.S_ISLNK(info.st_mode):
+        raise OutsideWorkspace(
+            f"Invalid params: {shown!r} is a symbolic link that appeared after the workspace check"
+        )
+    if write and stat.S_ISDIR(info.st_mode):
+        raise InvalidParams(f"Invalid params: is a directory: {shown!r}")
+    if not stat.S_ISREG(info.st_mode):
+        raise InvalidParams(f"Invalid params: not a file: {shown!r}")
+    if info.st_nlink > 1:
+        raise OutsideWorkspace(
+            f"Invalid params: {shown!r} has other hard links (it may be a file outside the"
+            " workspace)"
+        )
+
+
+def open_confined(real: Path, roots: Sequence[str], *, shown: str) -> int:
+    """Open ``real`` (a path `confine` returned) for reading and return the descriptor.
+
+    The walk starts at the descriptor of the root holding ``real`` and opens one name at a
+    time with ``O_NOFOLLOW`` (rule 1). The file is opened non-blocking (a FIFO does not
+    hang the caller) and returned blocking only if it is a regular file with no other hard
+    link, as ``fstat`` of that very descriptor says; anything else is refused (rule 2).
+    Raises `OutsideWorkspace` for a symbolic link met or a file with other hard links,
+    `FileNotFoundError` for a missing file or directory, and `InvalidParams` naming
+    ``shown`` for any other refusal of the operating system.
+    """
+    root_real, names = _root_of(str(real), roots, shown)
+    if not names:
+        raise InvalidParams(f"Invalid params: not a file: {shown!r}")
+    try:
+        dir_fd = _walk(root_real, names[:-1], create=False)
         try:
-            for name in names[:-1]:
-                try:
-                    next_fd = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
-                except FileNotFoundError:
-                    if not write:
-                        raise
-                    try:
-                        os.mkdir(name, dir_fd=dir_fd)
-                    except FileExistsError:
-                        pass
-                    next_fd = os.open(name, _DIRECTORY_FLAGS, dir_fd=dir_fd)
-                os.close(dir_fd)
-                dir_fd = next_fd
-            fd = os.open(names[-1], final | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666, dir_fd=dir_fd)
+            flags = os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC
+            fd = os.open(names[-1], flags, dir_fd=dir_fd)
         finally:
             os.close(dir_fd)
     except FileNotFoundError:
-        if write:
-            raise InvalidParams(
-                f"Invalid params: cannot write {shown!r}: no such directory"
-            ) from None
         raise
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise OutsideWorkspace(
-                f"Invalid params: {shown!r} leads through a symbolic link that changed"
-                " after the workspace check"
-            ) from None
-        if exc.errno == errno.EISDIR:
-            raise InvalidParams(f"Invalid params: is a directory: {shown!r}") from None
-        verb = "write" if write else "read"
-        raise InvalidParams(
-            f"Invalid params: cannot {verb} {shown!r}: {exc.strerror or exc}"
-        ) from None
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        raise _refusal(exc, shown, "read") from None
+    try:
+        _check_file(os.fstat(fd), shown, write=False)
+        os.set_blocking(fd, True)
+    except BaseException:
         os.close(fd)
-        raise InvalidParams(f"Invalid params: not a file: {shown!r}")
-    os.set_blocking(fd, True)
+        raise
     return fd
+
+
+def write_confined(real: Path, roots: Sequence[str], *, shown: str, data: bytes) -> None:
+    """Write ``data`` to ``real`` (a path `confine` returned), creating missing directories.
+
+    The directory is reached as in `open_confined`. An existing file must be a regular
+    file with no other hard link (checked on a descriptor of it, rule 2); the data go to a
+    new temporary file in the same directory (``O_EXCL``, the old file's mode) that is then
+    renamed over the name (rule 3), so no inode that anything else shares is truncated.
+    The temporary file is removed on any failure.
+    """
+    root_real, names = _root_of(str(real), roots, shown)
+    if not names:
+        raise InvalidParams(f"Invalid params: is a directory: {shown!r}")
+    name = names[-1]
+    try:
+        dir_fd = _walk(root_real, names[:-1], create=True)
+    except FileNotFoundError:
+        raise InvalidParams(f"Invalid params: cannot write {shown!r}: no such directory") from None
+    except OSError as exc:
+        raise _refusal(exc, shown, "write") from None
+    try:
+        mode = _existing_mode(dir_fd, name, shown)
+        _replace(dir_fd, name, data, mode, shown)
+    finally:
+        os.close(dir_fd)
+
+
+def _existing_mode(dir_fd: int, name: str, shown: str) -> int | None:
+    """The permission bits of the file ``name`` to be replaced, ``None`` if there is none."""
+    try:
+        fd = os.open(name, _PROBE_FLAGS, dir_fd=dir_fd)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise _refusal(exc, shown, "write") from None
+    try:
+        info = os.fstat(fd)
+    finally:
+        os.close(fd)
+    _check_file(info, shown, write=True)
+    # The permission bits only: set-id bits are dropped, as a write by another user would.
+    return stat.S_IMODE(info.st_mode) & 0o777
+
+
+def _replace(dir_fd: int, name: str, data: bytes, mode: int | None, shown: str) -> None:
+    temporary = f".rpcweave-{secrets.token_hex(8)}.tmp"
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        fd = os.open(temporary, flags, 0o666 if mode is None else mode, dir_fd=dir_fd)
+    except OSError as exc:
+        raise _refusal(exc, shown, "write") from None
+    try:
+        try:
+            with os.fdopen(fd, "wb") as file:
+                if mode is not None:
+                    os.fchmod(file.fileno(), mode)  # the umask left out of the create
+                file.write(data)
+            os.rename(temporary, name, src_dir_fd=dir_fd, dst_dir_fd=dir_fd)
+        except OSError as exc:
+            raise _refusal(exc, shown, "write") from None
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary, dir_fd=dir_fd)
+        raise

@@ -5,6 +5,11 @@ the working directory and terminals run locally (`acp_layer.LocalClient`); permi
 asked at the terminal, or granted with ``--yes``. With ``--prompt`` the turns run one
 after the other and the command ends; without, each line read is a turn (Ctrl-C cancels
 the running turn, Ctrl-D ends).
+
+Rule: a command the agent asks to run (``terminal/create``) runs only with consent: ``--yes``,
+a ``y`` typed at the terminal (asked only when stdin is a TTY: a pipe may hold prompts or
+scripted answers, not the user's word for a command), or an ``execute`` permission the
+user granted in the same turn. With no terminal to ask on and no ``--yes`` it is refused.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +28,7 @@ from ._render import AcpView, permission_choice
 from ._trace import Trace
 
 if TYPE_CHECKING:
-    from acp_layer import ClientConnection, LocalClient
+    from acp_layer import ClientConnection, LocalClient, TerminalCommand
     from acp_layer import schema as acp
 
 __all__ = ["add_parser", "run"]
@@ -30,6 +36,7 @@ __all__ = ["add_parser", "run"]
 _EPILOG = """examples:
   rpcweave acp run -- python examples/acp/demo_agent.py
   rpcweave acp run --yes --prompt '/write notes.txt hello' -- python examples/acp/demo_agent.py
+  rpcweave acp run --yes --prompt '/run ls -l' -- python examples/acp/demo_agent.py
 
 Zed's agent_servers setting starts agents the same way (a command and its arguments).
 """
@@ -53,7 +60,9 @@ def add_parser(commands: Any) -> None:
         "directory and run prompt turns, printing what the agent streams: message text, tool "
         "calls and their status, plans, diffs, terminal output. The agent may read and write "
         "files inside the working directory and run commands in it; each permission it asks "
-        "is put to you (or granted with --yes). With --prompt the turns run in order and the "
+        "is put to you (or granted with --yes), and so is each command it asks to run, unless "
+        "you granted it in the same turn (with no terminal to ask on, commands are refused "
+        "unless --yes). With --prompt the turns run in order and the "
         "exit status is 0 only if every turn ended normally (stop reason end_turn); without "
         "it, each line you type is a turn (Ctrl-C cancels a turn, Ctrl-D quits).",
         epilog=_EPILOG,
@@ -67,7 +76,9 @@ def add_parser(commands: Any) -> None:
         help="a prompt turn (repeat for several); makes the run non-interactive",
     )
     run_parser.add_argument(
-        "--yes", action="store_true", help="grant every permission the agent asks for"
+        "--yes",
+        action="store_true",
+        help="grant every permission the agent asks for and run every command it asks to run",
     )
     run_parser.add_argument(
         "--cwd",
@@ -88,9 +99,10 @@ def _pick(options: list[acp.PermissionOption], kinds: tuple[str, ...]) -> str | 
 class _Permissions:
     """Answers permission requests: ``--yes``, or the person at the terminal."""
 
-    def __init__(self, view: AcpView, *, yes: bool) -> None:
+    def __init__(self, view: AcpView, *, yes: bool, lock: anyio.Lock) -> None:
         self.view = view
         self.yes = yes
+        self.lock = lock  # one question at a time on the terminal
 
     async def __call__(self, request: acp.RequestPermissionRequest) -> acp.RequestPermissionOutcome:
         from acp_layer import schema as s
@@ -102,7 +114,8 @@ class _Permissions:
             print(self.view.permission(request), file=sys.stderr)
             print(f"  (granted: --yes → {chosen})", file=sys.stderr, flush=True)
         else:
-            chosen = await self._ask(request, options)
+            async with self.lock:
+                chosen = await self._ask(request, options)
         if chosen is None:
             return s.CancelledPermissionOutcome()
         return s.SelectedPermissionOutcome(option_id=chosen)
@@ -123,6 +136,50 @@ class _Permissions:
             if chosen is not None:
                 return chosen
         return _pick(options, ("reject_once", "reject_always"))
+
+
+class _Commands:
+    """Consent for the commands the agent runs: ``--yes``, or a y/N question on the TTY."""
+
+    def __init__(self, view: AcpView, *, lock: anyio.Lock, interactive: Callable[[], bool]) -> None:
+        self.view = view
+        self.lock = lock
+        self.interactive = interactive
+
+    async def __call__(self, command: TerminalCommand) -> bool:
+        shown = f"run `{command.command_line()}` in {command.cwd}"
+        self.view.finish()
+        if not self.interactive():
+            print(
+                f"  (refused: {shown}: no terminal to ask on; pass --yes to run commands)",
+                file=sys.stderr,
+                flush=True,
+            )
+            return False
+        async with self.lock:
+            sys.stderr.write(self.view.style.bold(f"? {shown}?") + " [y/N] ")
+            sys.stderr.flush()
+            line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+        allowed = line.strip().lower() in ("y", "yes")
+        if not allowed:
+            print(f"  (refused: {shown})", file=sys.stderr, flush=True)
+        return allowed
+
+
+def _stdin_is_tty() -> bool:
+    """Whether someone can be asked on stdin (looked up at each question: tests swap it)."""
+    try:
+        return sys.stdin is not None and sys.stdin.isatty()
+    except (ValueError, OSError):  # closed
+        return False
+
+
+def _announce(command: TerminalCommand) -> None:
+    print(
+        f"  (granted: --yes → run `{command.command_line()}` in {command.cwd})",
+        file=sys.stderr,
+        flush=True,
+    )
 
 
 async def _turn(conn: ClientConnection, session_id: str, text: str, view: AcpView) -> bool:
@@ -195,8 +252,18 @@ async def run(args: argparse.Namespace, command: list[str]) -> int:
         raise CLIError("no agent given: put its command after --", status=2)
     cwd = _working_directory(args.cwd)
     view = AcpView(sys.stdout)
+    lock = anyio.Lock()
     client: LocalClient = LocalClient(on_update=view.update)
-    client.permission = _Permissions(view, yes=args.yes)
+    client.permission = _Permissions(view, yes=args.yes, lock=lock)
+    if args.yes:
+
+        async def allow(command: TerminalCommand) -> bool:
+            _announce(command)
+            return True
+
+        client.commands = allow
+    else:
+        client.commands = _Commands(view, lock=lock, interactive=_stdin_is_tty)
     view.client = client
 
     def on_stderr(line: str) -> None:

@@ -70,7 +70,9 @@ async def drive_sdk_agent(
     (workspace / "a.txt").write_text("abc")
     check = SchemaCheck()
     got_update = anyio.Event()
-    client = LocalClient(permission="allow", on_update=lambda note: got_update.set())
+    client = LocalClient(
+        permission="allow", commands="allow", on_update=lambda note: got_update.set()
+    )
     with anyio.fail_after(60):
         async with spawn_agent(command, client, tap=check.tap()) as conn:
             assert conn.agent_info is not None and conn.agent_info.name == agent_name

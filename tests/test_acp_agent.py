@@ -61,7 +61,7 @@ def tool_updates(client: LocalClient, sid: str) -> list[s.ToolCallProgress]:
 
 async def test_demo_agent_runs_every_command(tmp_path: Path) -> None:
     (tmp_path / "notes.txt").write_text("old\n")
-    client = LocalClient(permission="allow")
+    client = LocalClient(permission="allow", commands="allow")
     with anyio.fail_after(20):
         async with connected(demo.DemoAgent(), client) as (conn, agent_check, client_check):
             assert conn.agent_info is not None and conn.agent_info.name == "rpcweave-demo-agent"
@@ -399,7 +399,7 @@ async def test_agent_connection_helpers(tmp_path: Path) -> None:
             assert term.released
             return s.PromptResponse(stop_reason="end_turn")
 
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     with anyio.fail_after(10):
         async with connected(_Helper(), client) as (conn, agent_check, _):
             sid = (await conn.new_session(str(tmp_path))).session_id

@@ -235,8 +235,9 @@ class _TerminalAgent(Agent):
 async def test_terminal_output_limit_env_and_exit_code(tmp_path: Path) -> None:
     agent = _TerminalAgent()
     script = "import os,sys; sys.stdout.write('é' * 50 + os.environ['ACP_TEST_VAR']); sys.exit(4)"
+    client = LocalClient(commands="allow")
     with anyio.fail_after(20):
-        async with connected(agent, LocalClient()) as (conn, agent_check, client_check):
+        async with connected(agent, client) as (conn, agent_check, client_check):
             sid = (await conn.new_session(str(tmp_path))).session_id
             await conn.prompt(sid, f"21|30|{sys.executable}|-c|{script}")
             await conn.prompt(sid, f"|30|{sys.executable}|-c|print('plain')")
@@ -255,7 +256,7 @@ async def test_terminal_output_limit_env_and_exit_code(tmp_path: Path) -> None:
 @pytest.mark.anyio
 async def test_a_released_terminal_keeps_its_output_for_display(tmp_path: Path) -> None:
     agent = _TerminalAgent()
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     with anyio.fail_after(20):
         async with connected(agent, client) as (conn, _, _):
             sid = (await conn.new_session(str(tmp_path))).session_id
@@ -269,7 +270,7 @@ async def test_a_released_terminal_keeps_its_output_for_display(tmp_path: Path) 
 @pytest.mark.anyio
 async def test_terminal_that_never_exits_is_killed_with_its_children(tmp_path: Path) -> None:
     agent = _TerminalAgent()
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     with anyio.fail_after(20):
         async with connected(agent, client) as (conn, agent_check, client_check):
             sid = (await conn.new_session(str(tmp_path))).session_id
@@ -315,7 +316,7 @@ class _BadTerminalAgent(Agent):
 async def test_unknown_terminal_bad_command_and_unknown_session_are_clean_errors(
     tmp_path: Path,
 ) -> None:
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     with anyio.fail_after(10):
         async with connected(_BadTerminalAgent(), client) as (conn, _, client_check):
             sid = (await conn.new_session(str(tmp_path))).session_id
@@ -366,7 +367,7 @@ async def test_spawn_agent_passes_the_full_environment_and_surfaces_stderr() -> 
 
 @pytest.mark.anyio
 async def test_spawned_demo_agent_large_and_over_limit_messages(tmp_path: Path) -> None:
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     check = SchemaCheck()
     stderr: list[str] = []
     big_image = base64.b64encode(os.urandom(4 * 1024 * 1024)).decode()  # ~5.6 MB of base64

@@ -314,7 +314,7 @@ async def test_terminals_cannot_start_outside_the_workspace(tmp_path: Path) -> N
         "sub",
         f"{ws}/lines.txt\x00/../../outside",
     ]
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     calls = [
         ["terminal/create", {"command": sys.executable, "args": ["-c", marker], "cwd": cwd}]
         for cwd in cwds
@@ -329,7 +329,7 @@ async def test_terminals_cannot_start_outside_the_workspace(tmp_path: Path) -> N
 
 async def test_a_terminal_inside_the_workspace_runs_there(tmp_path: Path) -> None:
     t = Tree(tmp_path)
-    client = LocalClient()
+    client = LocalClient(commands="allow")
     script = "import os, pathlib; pathlib.Path('marker.txt').write_text(os.getcwd())"
     answers, _ = await run(
         t,
@@ -387,3 +387,90 @@ async def test_a_directory_swapped_after_the_check_does_not_take_a_write(tmp_pat
     answers, _ = await run(t, SwappingClient(t), [write(f"{t.ws}/dir/planted.txt")])
     assert not (t.outside / "planted.txt").exists()
     assert answers[0].get("code") in (INVALID_PARAMS, NOT_FOUND), answers
+
+
+# --- hard links, and writes that replace the file ----------------------------------------
+
+HARD_LINKS = "has other hard links"
+
+
+def temporaries(directory: Path) -> list[str]:
+    """Names a write may leave behind: anything hidden that the test did not make."""
+    return sorted(p.name for p in directory.iterdir() if p.name.startswith("."))
+
+
+async def test_a_hard_link_to_a_file_outside_is_not_read(tmp_path: Path) -> None:
+    t = Tree(tmp_path)
+    os.link(t.outside / "secret.txt", t.ws / "hard.txt")
+    os.link(t.outside / "secret.txt", t.ws / "sub" / "deeper.txt")
+    answers, sent = await run(
+        t,
+        LocalClient(),
+        [read(f"{t.ws}/hard.txt"), read(f"{t.ws}/sub/deeper.txt", line=1, limit=1)],
+    )
+    for answer in answers:
+        assert_refused(answer, "a hard link", also=(HARD_LINKS,))
+        assert HARD_LINKS in answer["message"]
+    assert SECRET not in sent
+
+
+async def test_a_hard_link_to_a_file_outside_is_not_written(tmp_path: Path) -> None:
+    t = Tree(tmp_path)
+    secret = t.outside / "secret.txt"
+    inode = secret.stat().st_ino
+    os.link(secret, t.ws / "hard.txt")
+    answers, _ = await run(t, LocalClient(), [write(f"{t.ws}/hard.txt", "pwned")])
+    assert answers[0]["code"] == INVALID_PARAMS and HARD_LINKS in answers[0]["message"]
+    assert secret.read_text() == SECRET + "\n"
+    assert secret.stat().st_ino == inode and secret.stat().st_nlink == 2  # link left alone
+    assert (t.ws / "hard.txt").stat().st_ino == inode
+    t.assert_outside_untouched()
+    assert temporaries(t.ws) == []
+
+
+async def test_a_write_replaces_the_file_by_a_rename_and_keeps_its_mode(tmp_path: Path) -> None:
+    t = Tree(tmp_path)
+    target = t.ws / "sub" / "plain.txt"
+    target.write_text("old content, longer than the new one\n")
+    target.chmod(0o640)
+    before = target.stat()
+    answers, _ = await run(
+        t,
+        LocalClient(),
+        [write(f"{t.ws}/sub/plain.txt", "new\n"), write(f"{t.ws}/sub/fresh.txt", "fresh\n")],
+    )
+    assert answers == [{"ok": {}}, {"ok": {}}]
+    after = target.stat()
+    assert after.st_ino != before.st_ino  # a new inode took the name: nothing was truncated
+    assert target.read_text() == "new\n"
+    assert after.st_mode & 0o7777 == 0o640 and after.st_nlink == 1
+    umask = os.umask(0)
+    os.umask(umask)
+    assert (t.ws / "sub" / "fresh.txt").stat().st_mode & 0o777 == 0o666 & ~umask
+    assert temporaries(t.ws / "sub") == [] and temporaries(t.ws) == []
+
+
+async def test_a_failed_write_removes_its_temporary_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    t = Tree(tmp_path)
+    target = t.ws / "dir" / "secret.txt"
+    inode = target.stat().st_ino
+    seen: list[list[str]] = []
+    rename = os.rename
+
+    def failing_rename(src: Any, dst: Any, **kwargs: Any) -> None:
+        if str(src).startswith(".rpcweave-") and not seen:
+            # The temporary file exists beside the target. (Once: the write `run` makes
+            # afterwards to show the connection still serves must succeed.)
+            seen.append(temporaries(t.ws / "dir"))
+            raise OSError(28, "No space left on device")
+        rename(src, dst, **kwargs)
+
+    monkeypatch.setattr(os, "rename", failing_rename)
+    answers, _ = await run(t, LocalClient(), [write(f"{t.ws}/dir/secret.txt", "replaced")])
+    assert answers[0]["code"] == INVALID_PARAMS
+    assert "No space left on device" in answers[0]["message"]
+    assert len(seen) == 1 and len(seen[0]) == 1  # it was made, then removed
+    assert temporaries(t.ws / "dir") == []
+    assert target.read_text() == "inside\n" and target.stat().st_ino == inode
