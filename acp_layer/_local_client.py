@@ -221,12 +221,12 @@ class LocalClient(Client):
         shown = command.command_line()
         if self.commands == "deny":
             raise CommandRefused(
-                f"Invalid params: command refused: this client runs no commands without"
-                f" the user's consent: {shown!r}"
+                "Invalid params: command refused: this client runs no command without the"
+                f" user's consent: `{shown}`"
             )
         if not await self.commands(command):
             raise CommandRefused(
-                f"Invalid params: command refused: the user did not allow {shown!r}"
+                f"Invalid params: command refused: the user did not allow `{shown}`"
                 f" in {command.cwd}"
             )
 

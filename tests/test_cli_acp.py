@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import pty
+import select
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -62,6 +66,8 @@ def test_prompts_with_yes(tmp_path: Path, capsys: Capture) -> None:
     assert any("│ from-the-terminal" in line for line in lines)  # terminal output
     assert lines.count("[turn ended: end_turn]") == 3
     assert "(granted: --yes → allow)" in err
+    ran = f"(granted: --yes → run `sh -c 'echo from-the-terminal'` in {tmp_path.resolve()})"
+    assert ran in err
     recording, diagram, _ = trace_files(trace)
     methods = [json.loads(line)["message"].get("method") for line in recording.splitlines()]
     assert methods.count("session/prompt") == 3
@@ -155,3 +161,91 @@ def test_console_with_piped_answers(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert (tmp_path / "c.txt").read_text(encoding="utf-8") == "yes"
     assert "Traceback" not in done.stderr
+
+
+# --- commands run only with consent ------------------------------------------------------
+
+MARKER_RUN = "/run sh -c 'echo ran > marker.txt'"
+MARKER_LINE = "sh -c 'echo ran > marker.txt'"
+
+
+def test_a_command_without_a_tty_or_yes_is_refused(
+    tmp_path: Path, capsys: Capture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Piped input is no consent for a command, even a "y" (CI runs --prompt with a pipe).
+    monkeypatch.setattr(sys, "stdin", io.StringIO("y\n"))
+    code, out, err = run_cli(
+        capsys, "acp", "run", "--cwd", str(tmp_path), "--prompt", MARKER_RUN, "--", *DEMO_AGENT
+    )
+    assert code == 0, err  # the turn itself ends normally
+    assert not (tmp_path / "marker.txt").exists()
+    refused = (
+        f"  (refused: run `{MARKER_LINE}` in {tmp_path.resolve()}: no terminal to ask on;"
+        " pass --yes to run commands)"
+    )
+    assert refused in err.splitlines()
+    assert "Cannot run: " in out and "command refused" in out  # what the agent was told
+    assert "Traceback" not in err
+
+
+def test_a_command_with_yes_runs(tmp_path: Path, capsys: Capture) -> None:
+    code, _, err = run_cli(
+        capsys, "acp", "run", "--yes", "--cwd", str(tmp_path), "--prompt", MARKER_RUN,
+        "--", *DEMO_AGENT,
+    )  # fmt: skip
+    assert code == 0, err
+    assert (tmp_path / "marker.txt").read_text() == "ran\n"
+    assert f"(granted: --yes → run `{MARKER_LINE}` in {tmp_path.resolve()})" in err
+
+
+def _on_a_tty(argv: list[str], cwd: Path, answer: bytes) -> tuple[int, str]:
+    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr; type ``answer`` once
+    ``[y/N]`` shows. Every read is bounded by one 60 s deadline."""
+    master, slave = pty.openpty()
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"}
+    process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env)
+    os.close(slave)
+    output = bytearray()
+    deadline = time.monotonic() + 60
+
+    def read_until(wanted: bytes | None) -> None:
+        while wanted is None or wanted not in output:
+            remaining = deadline - time.monotonic()
+            assert remaining > 0, output.decode(errors="replace")
+            ready, _, _ = select.select([master], [], [], remaining)
+            if not ready:
+                continue
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: every holder of the terminal's other side is gone
+                chunk = b""
+            if not chunk:
+                assert wanted is None, output.decode(errors="replace")
+                return
+            output.extend(chunk)
+
+    try:
+        read_until(b"[y/N]")
+        os.write(master, answer)
+        read_until(None)
+        code = process.wait(timeout=max(deadline - time.monotonic(), 1))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    return code, output.decode(errors="replace").replace("\r\n", "\n")
+
+
+@pytest.mark.parametrize(("answer", "ran"), [(b"y\n", True), (b"n\n", False), (b"\n", False)])
+def test_a_command_is_asked_on_the_terminal(answer: bytes, ran: bool, tmp_path: Path) -> None:
+    code, shown = _on_a_tty(
+        [PY, "-m", "rpcweave", "acp", "run", "--prompt", MARKER_RUN, "--", *DEMO_AGENT],
+        tmp_path,
+        answer,
+    )
+    assert code == 0, shown
+    assert f"? run `{MARKER_LINE}` in {tmp_path.resolve()}? [y/N] " in shown
+    assert (tmp_path / "marker.txt").exists() is ran
+    assert (f"(refused: run `{MARKER_LINE}`" in shown) is not ran
+    assert "Traceback" not in shown
