@@ -9,6 +9,8 @@ Rules:
    prompt turn, for a tool call of kind ``execute``, is consent for one terminal the agent
    creates in that same turn: an agent that asked first is not asked twice. A grant never
    outlives its turn (`ClientSideSession.turn` moves on when the turn ends).
+3. A question still open when the user cancels the turn is withdrawn, as a permission
+   request is (`ClientConnection.cancel`): the command is refused.
 """
 
 from __future__ import annotations

@@ -58,8 +58,8 @@ class LocalClient(Client):
     may run. The default refuses because a command runs with the editor's rights and no
     path check confines it: only the user can let it run. A permission the user granted
     for an ``execute`` tool call in the running turn also lets the agent create one
-    terminal in that turn without asking again. A refused command is -32602
-    (`CommandRefused`); the command is never started.
+    terminal in that turn without asking again; cancelling the turn withdraws a pending
+    question. A refused command is -32602 (`CommandRefused`); it is never started.
     """
 
     client_info = s.Implementation(name="rpcweave-local-client", version="0.1.0")
@@ -76,6 +76,8 @@ class LocalClient(Client):
     ) -> None:
         self.workspace = None if workspace is None else str(workspace)
         self.permission = permission
+        if not callable(commands) and commands not in ("allow", "deny"):
+            raise ValueError(f"commands must be 'allow', 'deny' or a function, not {commands!r}")
         self.commands = commands
         self._grants = ExecuteGrants()
         self.on_update = on_update
@@ -224,7 +226,20 @@ class LocalClient(Client):
                 "Invalid params: command refused: this client runs no command without the"
                 f" user's consent: `{shown}`"
             )
-        if not await self.commands(command):
+        allowed = False
+        # Asked like a permission: cancelling the turn withdraws the question (rule 3).
+        with anyio.CancelScope() as scope:
+            session.permission_scopes.add(scope)
+            try:
+                allowed = await self.commands(command)
+            finally:
+                session.permission_scopes.discard(scope)
+        if scope.cancelled_caught:
+            raise CommandRefused(
+                f"Invalid params: command refused: the turn was cancelled before the user"
+                f" answered: `{shown}`"
+            )
+        if not allowed:
             raise CommandRefused(
                 f"Invalid params: command refused: the user did not allow `{shown}`"
                 f" in {command.cwd}"

@@ -15,7 +15,9 @@ Rules:
 3. A write never opens the existing file for writing: the data go to a new temporary file
    in the same directory (``O_EXCL``, so nothing planted there is reused), renamed over
    the name. An inode shared with anything else is never truncated, a reader never sees
-   half a file, and the temporary file is removed on any failure.
+   half a file, and the temporary file is removed on any failure. The new file keeps the
+   old one's permission bits (not its owner, ACLs or extended attributes), and a file we
+   may not write stays refused.
 """
 
 from __future__ import annotations
@@ -211,6 +213,10 @@ def _existing_mode(dir_fd: int, name: str, shown: str) -> int | None:
     finally:
         os.close(fd)
     _check_file(info, shown, write=True)
+    # Replacing is not writing: a file its mode keeps from us stays refused, as the
+    # open for writing a replacement avoids would have been.
+    if not os.access(name, os.W_OK, dir_fd=dir_fd, follow_symlinks=False):
+        raise InvalidParams(f"Invalid params: cannot write {shown!r}: Permission denied")
     # The permission bits only: set-id bits are dropped, as a write by another user would.
     return stat.S_IMODE(info.st_mode) & 0o777
 

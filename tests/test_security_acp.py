@@ -474,3 +474,26 @@ async def test_a_failed_write_removes_its_temporary_file(
     assert len(seen) == 1 and len(seen[0]) == 1  # it was made, then removed
     assert temporaries(t.ws / "dir") == []
     assert target.read_text() == "inside\n" and target.stat().st_ino == inode
+
+
+async def test_a_file_we_may_not_write_is_not_replaced(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Renaming over a name needs only the directory's permission: the file's own must
+    # still be asked. (The tests run as root, for whom access() always says yes: the
+    # answer a user without write permission gets is stood in for.)
+    t = Tree(tmp_path)
+    target = t.ws / "lines.txt"
+    target.chmod(0o444)
+    access = os.access
+
+    def no_write_to_lines(path: Any, mode: int, **kwargs: Any) -> bool:
+        if path == "lines.txt" and mode == os.W_OK:
+            return False
+        return access(path, mode, **kwargs)
+
+    monkeypatch.setattr(os, "access", no_write_to_lines)
+    answers, _ = await run(t, LocalClient(), [write(f"{t.ws}/lines.txt", "replaced")])
+    assert answers[0]["code"] == INVALID_PARAMS and "Permission denied" in answers[0]["message"]
+    assert target.read_text() == "one\ntwo\n"
+    assert temporaries(t.ws) == []

@@ -236,3 +236,58 @@ async def test_a_rejected_execute_permission_is_no_consent(tmp_path: Path) -> No
     assert answers[0]["ok"]["outcome"]["optionId"] == "no"
     assert_refused(answers[1])
     assert listing(tmp_path) == []
+
+
+class PatientAgent(Agent):
+    """Asks for a terminal from a background task and waits for the answer even when the
+    turn is cancelled: an agent that neither stops its request nor sends
+    ``$/cancel_request``, so only the client can withdraw the question."""
+
+    def __init__(self) -> None:
+        self.answer: dict[str, Any] = {}
+
+    async def prompt(self, params: s.PromptRequest) -> s.StopReason:
+        done = anyio.Event()
+        call = {"sessionId": params.session_id, "command": sys.executable}
+
+        async def create() -> None:
+            try:
+                self.answer = {"ok": await self.client.peer.request("terminal/create", call)}
+            except JsonRpcError as exc:
+                self.answer = {"code": exc.code, "message": exc.message}
+            done.set()
+
+        self.client.start_soon(create)
+        # Deaf to the cancellation, for a bounded time (a failing test ends, not hangs).
+        with anyio.CancelScope(shield=True), anyio.move_on_after(5):
+            await done.wait()
+        return "end_turn"
+
+
+async def test_cancelling_the_turn_withdraws_the_question(tmp_path: Path) -> None:
+    asked = anyio.Event()
+
+    async def ask_forever(command: TerminalCommand) -> bool:
+        asked.set()
+        await anyio.sleep_forever()
+        raise AssertionError("unreachable")
+
+    agent = PatientAgent()
+    client = LocalClient(commands=ask_forever)
+    with anyio.fail_after(10):
+        async with connected(agent, client) as (conn, agent_check, client_check):
+            sid = (await conn.new_session(str(tmp_path))).session_id
+            async with anyio.create_task_group() as task_group:
+                task_group.start_soon(conn.prompt, sid, "run something")
+                await asked.wait()
+                await conn.cancel(sid)
+    assert_refused(agent.answer, "the turn was cancelled")
+    assert not client.terminals
+    client_check.assert_valid()
+    agent_check.assert_valid()
+
+
+async def test_an_unknown_command_policy_is_refused_when_made() -> None:
+    # "reject" is a permission policy: as a command policy it would mean nothing.
+    with pytest.raises(ValueError, match="commands must be 'allow', 'deny' or a function"):
+        LocalClient(commands="reject")  # type: ignore[arg-type]
