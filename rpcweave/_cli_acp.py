@@ -141,14 +141,20 @@ class _Permissions:
 class _Commands:
     """Consent for the commands the agent runs: ``--yes``, or a y/N question on the TTY."""
 
-    def __init__(self, view: AcpView, *, lock: anyio.Lock, interactive: Callable[[], bool]) -> None:
+    def __init__(
+        self, view: AcpView, *, yes: bool, lock: anyio.Lock, interactive: Callable[[], bool]
+    ) -> None:
         self.view = view
+        self.yes = yes
         self.lock = lock
         self.interactive = interactive
 
     async def __call__(self, command: TerminalCommand) -> bool:
         shown = f"run `{command.command_line()}` in {command.cwd}"
         self.view.finish()
+        if self.yes:
+            print(f"  (granted: --yes → {shown})", file=sys.stderr, flush=True)
+            return True
         if not self.interactive():
             print(
                 f"  (refused: {shown}: no terminal to ask on; pass --yes to run commands)",
@@ -172,14 +178,6 @@ def _stdin_is_tty() -> bool:
         return sys.stdin is not None and sys.stdin.isatty()
     except (ValueError, OSError):  # closed
         return False
-
-
-def _announce(command: TerminalCommand) -> None:
-    print(
-        f"  (granted: --yes → run `{command.command_line()}` in {command.cwd})",
-        file=sys.stderr,
-        flush=True,
-    )
 
 
 async def _turn(conn: ClientConnection, session_id: str, text: str, view: AcpView) -> bool:
@@ -255,15 +253,7 @@ async def run(args: argparse.Namespace, command: list[str]) -> int:
     lock = anyio.Lock()
     client: LocalClient = LocalClient(on_update=view.update)
     client.permission = _Permissions(view, yes=args.yes, lock=lock)
-    if args.yes:
-
-        async def allow(command: TerminalCommand) -> bool:
-            _announce(command)
-            return True
-
-        client.commands = allow
-    else:
-        client.commands = _Commands(view, lock=lock, interactive=_stdin_is_tty)
+    client.commands = _Commands(view, yes=args.yes, lock=lock, interactive=_stdin_is_tty)
     view.client = client
 
     def on_stderr(line: str) -> None:
