@@ -76,7 +76,7 @@ if TYPE_CHECKING:
     from ._sse import SSEDecoder, SSEError, SSEEvent, encode_comment, encode_event
     from ._stdio import FdReceiveStream, FdSendStream, StdioProcess, spawn_stdio, stdio_server
     from ._tap import JsonLinesSink, TappedStream, TapRecord, WireTap
-    from ._trace_html import trace_to_html, write_trace_views
+    from ._trace_html import MERMAID_URL, trace_to_html, write_trace_views
     from ._trace_render import TraceEvent, read_trace, trace_events, trace_to_mermaid
     from ._transport import (
         MemoryMessageStream,
@@ -180,6 +180,7 @@ _LAZY: dict[str, str] = {
     "TapRecord": "_tap",
     "TappedStream": "_tap",
     "WireTap": "_tap",
+    "MERMAID_URL": "_trace_html",
     "trace_to_html": "_trace_html",
     "write_trace_views": "_trace_html",
     "TraceEvent": "_trace_render",
@@ -227,6 +228,7 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "MERMAID_URL",
     "STANDARD_ERRORS",
     "Batch",
     "BearerAuth",
