@@ -34,6 +34,9 @@ AddressResolver = Callable[[str, int], Awaitable[list[str]]]
 """``async (host, port) -> [ip, ...]``: the addresses a connection to ``host`` may use."""
 
 
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 class AddressRefused(OSError):
     """A host (or one of its addresses) that an address policy does not allow."""
 
@@ -52,12 +55,23 @@ def ip_of(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
 def is_public_address(address: str) -> bool:
     """Whether ``address`` (an IP string) is globally routable (`is_global`).
 
-    IPv4-mapped IPv6 addresses (``::ffff:10.0.0.1``) are judged by their IPv4 address.
+    IPv4-mapped IPv6 addresses (``::ffff:10.0.0.1``) are judged by their IPv4 address,
+    and 6to4 (``2002::/16``) and NAT64 (``64:ff9b::/96``) ones by the one they carry too.
     Loopback, private, link-local, carrier-grade NAT (100.64/10), unique-local (fc00::/7),
     unspecified, reserved and documentation ranges are not public; nor is multicast.
     """
     ip = ip_of(address)
-    return ip is not None and ip.is_global and not ip.is_multicast
+    if ip is None or not ip.is_global or ip.is_multicast:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address):
+        # An IPv4 address carried inside (6to4, the NAT64 well-known prefix) is judged too:
+        # a relay or gateway would deliver to it.
+        inner = ip.sixtofour
+        if inner is None and ip in _NAT64:
+            inner = ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF)
+        if inner is not None and not inner.is_global:
+            return False
+    return True
 
 
 async def system_resolve(host: str, port: int) -> list[str]:

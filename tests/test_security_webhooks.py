@@ -83,6 +83,8 @@ REFUSED = [
     ("http://[::1]:9/hook", "::1"),
     ("http://[::ffff:169.254.1.1]/hook", "::ffff:169.254.1.1"),
     ("http://[::ffff:127.0.0.1]/hook", "::ffff:127.0.0.1"),
+    ("http://[2002:7f00:1::1]/hook", "2002:7f00:1::1"),  # 6to4 of 127.0.0.1
+    ("http://[64:ff9b::a00:5]/hook", "64:ff9b::a00:5"),  # NAT64 of 10.0.0.5
     ("ftp://example.com/hook", "not an http(s) URL"),
     ("http://private.example.test/hook", "10.0.0.7 (of private.example.test)"),
     ("http://mixed.example.test/hook", "127.0.0.1 (of mixed.example.test)"),
@@ -232,6 +234,15 @@ async def test_every_private_target_is_refused_over_rest_and_the_03_bridge() -> 
             params = {"taskId": task_id, "pushNotificationConfig": {"url": url}}
             old = await rpc(http, "tasks/pushNotificationConfig/set", params, version=None)
             assert_refused(old["error"], why, url)
+            msg03 = {
+                "kind": "message",
+                "messageId": f"o-{n}",
+                "role": "user",
+                "parts": [{"kind": "text", "text": "go"}],
+            }
+            params = {"message": msg03, "configuration": {"pushNotificationConfig": {"url": url}}}
+            old_send = await rpc(http, "message/send", params, version=None)
+            assert_refused(old_send["error"], why, url)
         listed = await http.get(base, headers=V10)
     assert listed.json().get("configs", []) == []
 
@@ -239,7 +250,12 @@ async def test_every_private_target_is_refused_over_rest_and_the_03_bridge() -> 
 async def test_a_public_target_is_accepted_and_the_check_has_no_twin() -> None:
     async with in_process(push_server()) as http:
         task_id = await open_task(http)
-        for url in ("http://public.example.test/hook", f"https://{PUBLIC_IP}:8443/hook"):
+        for url in (
+            "http://public.example.test/hook",
+            f"https://{PUBLIC_IP}:8443/hook",
+            "http://[2606:4700::1]/hook",
+            "http://[2002:5db8:d822::1]/hook",  # 6to4 of a public address
+        ):
             params = {"taskId": task_id, "url": url}
             answer = await rpc(http, "CreateTaskPushNotificationConfig", params)
             assert answer["result"]["url"] == url
