@@ -119,8 +119,8 @@ class PushDispatcher:
     proxies and no redirects followed. A ``client`` of your own is used as given: the
     registration check still holds, and each delivery attempt checks the address first,
     but your client resolves the name again when it connects (rule 4), so give it a
-    transport with an address policy (``new_async_client(resolve=...)``) for the same
-    guarantee.
+    transport with an address policy (``new_async_client(resolve=public_addresses_only(),
+    trust_env=False)``) for the same guarantee, and leave ``follow_redirects`` off.
     """
 
     def __init__(
