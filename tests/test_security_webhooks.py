@@ -54,6 +54,7 @@ from jsonrpc_core import (
     public_addresses_only,
     running_server,
 )
+from jsonrpc_core.testing import StreamingASGITransport
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
@@ -405,6 +406,31 @@ async def test_a_private_config_stored_earlier_is_not_delivered_without_the_opt_
             delivered = await server.push.deliver(config, b"{}")
     assert delivered is False
     assert hook.calls == 0 and connects.seen == []
+
+
+async def test_a_callers_own_push_client_is_still_checked_before_each_delivery() -> None:
+    """With ``push_client`` the address is checked before each attempt (best effort)."""
+    receiver = PushReceiver(token="tok")
+    hook = Flaky(receiver.asgi_app())
+    async with httpx.AsyncClient(transport=StreamingASGITransport(hook)) as own:
+        server = push_server(push_client=own)
+        async with in_process(server):
+            assert server.push is not None
+            config = TaskPushNotificationConfig(url="http://127.0.0.1:9/hook", token="tok")
+            refused = await server.push.deliver(config, b"{}")
+            public = TaskPushNotificationConfig(url="http://public.example.test/hook", token="tok")
+            body = StreamResponse.model_validate(
+                {
+                    "statusUpdate": {
+                        "taskId": "t",
+                        "contextId": "c",
+                        "status": {"state": "TASK_STATE_WORKING"},
+                    }
+                }
+            ).model_dump_json(by_alias=True, exclude_none=True)
+            sent = await server.push.deliver(public, body.encode())
+    assert refused is False and sent is True
+    assert [h["host"] for h in hook.headers] == ["public.example.test"]
 
 
 # -- bounds --------------------------------------------------------------------------------
