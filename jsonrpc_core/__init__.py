@@ -39,6 +39,12 @@ if TYPE_CHECKING:
     from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
     from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
     from ._http1 import HTTP1Transport, new_async_client
+    from ._http1_resolve import (
+        AddressRefused,
+        AddressResolver,
+        is_public_address,
+        public_addresses_only,
+    )
     from ._http_caller import HTTPCaller
     from ._http_client import (
         HTTPSSETransport,
@@ -151,6 +157,10 @@ _LAZY: dict[str, str] = {
     "HTTP1Transport": "_http1",
     "HTTPCaller": "_http_caller",
     "new_async_client": "_http1",
+    "AddressRefused": "_http1_resolve",
+    "AddressResolver": "_http1_resolve",
+    "is_public_address": "_http1_resolve",
+    "public_addresses_only": "_http1_resolve",
     "running_server": "_http_serve",
     "serve": "_http_serve",
     "HTTPServerOptions": "_http_server",
@@ -230,6 +240,8 @@ __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
     "MERMAID_URL",
     "STANDARD_ERRORS",
+    "AddressRefused",
+    "AddressResolver",
     "Batch",
     "BearerAuth",
     "CancelHook",
@@ -313,11 +325,13 @@ __all__ = [
     "error_class_for_code",
     "error_from_object",
     "format_validation_error",
+    "is_public_address",
     "memory_pair",
     "new_async_client",
     "parse",
     "parse_object",
     "principal_scopes",
+    "public_addresses_only",
     "read_trace",
     "recover_id",
     "register_error",
