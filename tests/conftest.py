@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import gc
 import re
 from collections.abc import Generator
 from typing import Any
@@ -24,6 +25,7 @@ def anyio_backend(request: pytest.FixtureRequest) -> str:
 
 _LACKING = pytest.StashKey[dict[str, set[str]]]()
 _NAMES = re.compile(re.escape(_specs.MISSING) + r" (.+?) \(")
+_collect_after = False
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -54,14 +56,27 @@ def pytest_runtest_makereport(
     # Names asked for in this phase, and those in the reason (a module-scoped fixture that
     # skipped re-raises its skip without asking again).
     names = _specs.take_asked()
-    if report.skipped or report.failed:
-        names |= {
-            name.strip()
-            for found in _NAMES.findall(str(report.longrepr))
-            for name in found.split(",")
-        }
+    text = str(report.longrepr)
+    # A skip's reason, or a failure that is only `need`'s message (pytrace=False): not any
+    # failure whose output happens to quote one.
+    if report.skipped or (report.failed and text.startswith(_specs.MISSING)):
+        names |= {name.strip() for found in _NAMES.findall(text) for name in found.split(",")}
     if names and (report.skipped or report.failed):
         item.config.stash[_LACKING].setdefault(item.nodeid, set()).update(names)
+        if call.excinfo is not None and hasattr(call.excinfo.value, "exceptions"):
+            global _collect_after
+            _collect_after = True
+
+
+def pytest_runtest_logfinish(nodeid: str, location: tuple[str, int | None, str]) -> None:
+    global _collect_after
+    if _collect_after:
+        # A spec file was asked for inside a task group: the asyncio task that carried
+        # the group is garbage now. Collect it at this safe point: its finalizer, run by
+        # chance inside a later `ast.parse` (a lazy import), makes CPython 3.11 raise
+        # "SystemError: AST constructor recursion depth mismatch".
+        _collect_after = False
+        gc.collect()
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
