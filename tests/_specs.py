@@ -119,7 +119,7 @@ def missing_reason(names: list[str], *, packaged: bool = False) -> str:
     how = (
         f"not in {root}"
         if label != "../shared/specs"
-        else f"not in {root}; set {ENV}=/path/to/specs (the layout of ../shared/specs)"
+        else f"not in {root}; set {ENV}=/path/to/specs, a folder laid out like it"
     )
     if packaged and any(name in PACKAGED for name in names):
         how += "; or `make specs` (npm) installs them"
