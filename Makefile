@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := jsonrpc_core mcp_layer acp_layer a2a_layer rpcweave
 
-.PHONY: setup test lint typecheck pytest demo bench conformance clean postgres-up postgres-down soak
+.PHONY: setup specs test lint typecheck pytest demo bench conformance clean postgres-up postgres-down soak
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -22,8 +22,14 @@ lint: setup
 typecheck: setup
 	$(VENV)/bin/mypy $(PACKAGES)
 
+# Spec material a registry package ships (ACP's v1 schemas, npm @agentclientprotocol/sdk,
+# into tests/acp_fixtures/node_modules). Without npm it prints one line and goes on; the
+# rest comes from $$RPCWEAVE_SPECS or ../shared/specs (tests/_specs.py).
+specs: setup
+	$(PY) scripts/fetch_specs.py
+
 # pytest exits 5 when it collected no test; that is not a failure of the suite.
-pytest: setup
+pytest: setup specs
 	$(PY) -m pytest; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 test: lint typecheck pytest

@@ -401,6 +401,10 @@ class PostgresTaskStore(PooledStore, SharedTaskStore):
         )
         return bool(rows)
 
+    async def count_push_configs(self) -> int:
+        rows = await self._fetch("SELECT count(*) FROM a2a_push_configs", {})
+        return int(rows[0][0])
+
     # -- fan-out -------------------------------------------------------------------
 
     async def listen(

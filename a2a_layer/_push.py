@@ -11,16 +11,29 @@ what arrives. Rules:
    credentials, and the config's token in ``X-A2A-Notification-Token``.
 3. The queue per task is bounded (``max_queued``); past it the oldest undelivered event
    is dropped and logged (a client can always catch up with GetTask).
-4. With ``block_private_networks`` (opt-in: SSRF guard), a webhook whose host is or
-   resolves to a loopback, private, link-local or otherwise non-public address is
-   refused when the config is created and again before each delivery.
+4. A webhook must be an http(s) URL whose host is, or resolves only to, public addresses
+   (``is_global``; no loopback, private, link-local, carrier-grade NAT, unique-local or
+   IPv4-mapped forms of them). It is checked when the config is registered (a refusal is
+   `InvalidParams`, naming the host and why) and again on every connection a delivery
+   makes: the dispatcher's own client resolves the host once and connects to the address
+   it checked (`jsonrpc_core.public_addresses_only`), so DNS rebinding cannot switch it;
+   a refused delivery is logged and never sent. Redirects are not followed; environment
+   proxies are not used. ``allow_private_webhooks`` lifts the address rule (the scheme
+   rule stays): for loopback receivers in demos and tests, or a trusted private network.
+   With a ``client`` of the caller's own the address is checked before each attempt
+   (best effort: that client resolves the name again when it connects).
+5. A task has at most ``max_configs_per_task`` push configs and the server at most
+   ``max_configs`` in all (`TaskStore.count_push_configs`; a store that cannot count
+   has the per-task bound only). A config past either bound is refused at registration
+   with `InvalidParams`; replacing a config (same id) always fits. Registrations are
+   serialised in this process; replicas sharing a store may overshoot by the number
+   registering at the same moment.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import ipaddress
 import logging
 import threading
 from collections import OrderedDict, deque
@@ -43,6 +56,8 @@ if TYPE_CHECKING:
     from anyio.abc import TaskGroup
 
 __all__ = [
+    "DEFAULT_MAX_CONFIGS",
+    "DEFAULT_MAX_CONFIGS_PER_TASK",
     "TOKEN_HEADER",
     "PushDispatcher",
     "PushReceiver",
@@ -58,58 +73,54 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 _RETRY_STATUSES = frozenset({408, 425, 429})
 
 
-def _is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address.split("%", 1)[0])
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
-    return not (
-        ip.is_private
-        or ip.is_loopback
-        or ip.is_link_local
-        or ip.is_multicast
-        or ip.is_reserved
-        or ip.is_unspecified
-    )
+DEFAULT_MAX_CONFIGS_PER_TASK = 10
+"""How many push configs one task may have (`PushDispatcher`'s default)."""
+
+DEFAULT_MAX_CONFIGS = 10_000
+"""How many push configs a server keeps in all (`PushDispatcher`'s default)."""
+
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
-async def check_webhook_url(url: str, *, block_private_networks: bool = False) -> None:
-    """Raise `InvalidParams` unless ``url`` is an http(s) URL (and public, if asked)."""
+async def check_webhook_url(url: str, *, allow_private: bool = False) -> None:
+    """Raise `InvalidParams` unless ``url`` is an http(s) URL to a public address.
+
+    The host must be a public IP, or a name all of whose addresses are public
+    (`jsonrpc_core.public_addresses_only`: ``is_global``, IPv4-mapped IPv6 unwrapped).
+    With ``allow_private`` only the scheme and host are checked. The message names the
+    host and why, e.g. "webhook address 10.0.0.5 is not public".
+    """
+    from jsonrpc_core import AddressRefused, public_addresses_only
+
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise InvalidParams(f"Invalid params: push notification url {url!r} is not an http(s) URL")
-    if not block_private_networks:
-        return
-    host = parts.hostname
     try:
-        addresses = [host] if _is_ip(host) else await _resolve(host, parts.port)
-    except OSError:
-        raise InvalidParams(
-            f"Invalid params: push notification host {host!r} does not resolve"
-        ) from None
-    if not addresses or not all(_is_public(a) for a in addresses):
-        raise InvalidParams(
-            f"Invalid params: push notification url {url!r} points to a private, loopback "
-            "or link-local address, which this server refuses"
-        )
-
-
-def _is_ip(host: str) -> bool:
-    try:
-        ipaddress.ip_address(host.split("%", 1)[0])
+        port = parts.port
     except ValueError:
-        return False
-    return True
-
-
-async def _resolve(host: str, port: int | None) -> list[str]:
-    infos = await anyio.getaddrinfo(host, port or 443)
-    return [str(info[4][0]) for info in infos]
+        port = -1
+    if parts.scheme not in _DEFAULT_PORTS or not parts.hostname or port == -1:
+        raise InvalidParams(f"Invalid params: push notification url {url!r} is not an http(s) URL")
+    if allow_private:
+        return
+    try:
+        await public_addresses_only()(parts.hostname, port or _DEFAULT_PORTS[parts.scheme])
+    except AddressRefused as exc:
+        raise InvalidParams(
+            f"Invalid params: webhook {exc}: this server sends push notifications to public "
+            "addresses only (private targets need allow_private_webhooks)"
+        ) from None
 
 
 class PushDispatcher:
     """Delivers task events to their webhooks (see module rules).
 
-    Run it with `run_until_cancelled` (the server does, in its lifespan).
+    Run it with `run_until_cancelled` (the server does, in its lifespan). Without a
+    ``client`` it makes its own: rpcweave's HTTP/1.1 client with the public-address
+    policy on every connection (unless ``allow_private_webhooks``), no environment
+    proxies and no redirects followed. A ``client`` of your own is used as given: the
+    registration check still holds, and each delivery attempt checks the address first,
+    but your client resolves the name again when it connects (rule 4), so give it a
+    transport with an address policy (``new_async_client(resolve=public_addresses_only(),
+    trust_env=False)``) for the same guarantee, and leave ``follow_redirects`` off.
     """
 
     def __init__(
@@ -122,7 +133,9 @@ class PushDispatcher:
         max_backoff: float = 10.0,
         timeout: float = 10.0,
         max_queued: int = 1000,
-        block_private_networks: bool = False,
+        allow_private_webhooks: bool = False,
+        max_configs_per_task: int = DEFAULT_MAX_CONFIGS_PER_TASK,
+        max_configs: int = DEFAULT_MAX_CONFIGS,
     ) -> None:
         self.store = store
         self.max_attempts = max_attempts
@@ -130,17 +143,26 @@ class PushDispatcher:
         self.max_backoff = max_backoff
         self.timeout = timeout
         self.max_queued = max_queued
-        self.block_private_networks = block_private_networks
+        self.allow_private_webhooks = allow_private_webhooks
+        self.max_configs_per_task = max_configs_per_task
+        self.max_configs = max_configs
         self._client = client
         self._owns_client = client is None
         self._queues: dict[tuple[str, str], deque[StreamResponse]] = {}
         self._task_group: TaskGroup | None = None
+        # Made in the loop that registers (a server may be built in another one).
+        self._registering: anyio.Lock | None = None
 
     async def run_until_cancelled(self, started: anyio.Event | None = None) -> None:
         """Deliver until cancelled."""
+        from jsonrpc_core import public_addresses_only
         from jsonrpc_core._http1 import new_async_client
 
-        client = self._client or new_async_client(timeout=self.timeout)
+        client = self._client or new_async_client(
+            timeout=self.timeout,
+            trust_env=False,
+            resolve=None if self.allow_private_webhooks else public_addresses_only(),
+        )
         try:
             async with anyio.create_task_group() as task_group:
                 self._client, self._task_group = client, task_group
@@ -154,19 +176,62 @@ class PushDispatcher:
                 with anyio.CancelScope(shield=True):
                     await client.aclose()
 
+    async def check_config(
+        self, config: TaskPushNotificationConfig, *, task_id: str | None, tenant: str = ""
+    ) -> None:
+        """Raise `InvalidParams` unless ``config`` may be registered (rules 4 and 5).
+
+        ``task_id`` is the task it is for, or None for a task still to be created.
+        """
+        await check_webhook_url(config.url, allow_private=self.allow_private_webhooks)
+        await self._check_room(config, task_id, tenant)
+
+    async def _check_room(
+        self, config: TaskPushNotificationConfig, task_id: str | None, tenant: str
+    ) -> None:
+        if task_id is not None:
+            existing = await self.store.list_push_configs(task_id, tenant=tenant)
+            if config.id and any(c.id == config.id for c in existing):
+                return  # a replacement: the count does not grow
+            if len(existing) >= self.max_configs_per_task:
+                raise InvalidParams(
+                    f"Invalid params: task {task_id} already has {len(existing)} push "
+                    f"notification configs, the most a task may have "
+                    f"({self.max_configs_per_task}); delete one first"
+                )
+        total = await self.store.count_push_configs()
+        if total is not None and total >= self.max_configs:
+            raise InvalidParams(
+                f"Invalid params: this server already holds {total} push notification "
+                f"configs, the most it keeps ({self.max_configs})"
+            )
+
     async def add_config(
-        self, config: TaskPushNotificationConfig, *, task_id: str, tenant: str = ""
+        self,
+        config: TaskPushNotificationConfig,
+        *,
+        task_id: str,
+        tenant: str = "",
+        checked: bool = False,
     ) -> TaskPushNotificationConfig:
-        """Check, complete (task id, config id) and store a push config."""
-        await check_webhook_url(config.url, block_private_networks=self.block_private_networks)
-        stored = config.model_copy(
-            update={
-                "task_id": task_id,
-                "id": config.id or new_id(),
-                "tenant": public_tenant(tenant) or None,
-            }
-        )
-        await self.store.save_push_config(stored, tenant=tenant)
+        """Check (rules 4 and 5), complete (task id, config id) and store a push config.
+
+        ``checked``: `check_config` already passed for it (a config sent with the
+        message that creates its task).
+        """
+        if self._registering is None:
+            self._registering = anyio.Lock()
+        async with self._registering:
+            if not checked:
+                await self.check_config(config, task_id=task_id, tenant=tenant)
+            stored = config.model_copy(
+                update={
+                    "task_id": task_id,
+                    "id": config.id or new_id(),
+                    "tenant": public_tenant(tenant) or None,
+                }
+            )
+            await self.store.save_push_config(stored, tenant=tenant)
         return stored
 
     def publish(self, tenant: str, task_id: str, event: StreamResponse) -> None:
@@ -224,11 +289,16 @@ class PushDispatcher:
             headers["authorization"] = f"{auth.scheme} {auth.credentials}"
         if config.token:
             headers[TOKEN_HEADER] = config.token
+        from jsonrpc_core import AddressRefused
+
+        # Our own client checks the address it connects to (rule 4); a client of the
+        # caller's own is checked here first, best effort.
+        check_first = not self.allow_private_webhooks and not self._owns_client
         delay = self.backoff
         for attempt in range(1, self.max_attempts + 1):
             try:
                 await check_webhook_url(
-                    config.url, block_private_networks=self.block_private_networks
+                    config.url, allow_private=self.allow_private_webhooks or not check_first
                 )
             except InvalidParams as exc:
                 logger.warning("push to %s refused: %s", config.url, exc.message)
@@ -239,6 +309,9 @@ class PushDispatcher:
                 )
                 status = response.status_code
             except httpx.HTTPError as exc:
+                if isinstance(exc.__cause__, AddressRefused):
+                    logger.warning("push to %s refused: webhook %s", config.url, exc.__cause__)
+                    return False
                 status, reason = 0, repr(exc)
             else:
                 reason = f"HTTP {status}"

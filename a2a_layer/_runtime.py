@@ -555,7 +555,10 @@ class TaskRuntime:
         config = run.context.configuration
         push_config = config.task_push_notification_config if config else None
         if push_config is not None and self.push is not None:
-            await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
+            # Checked by the service before the run started (URL and room).
+            await self.push.add_config(
+                push_config, task_id=task.id, tenant=run.tenant, checked=True
+            )
         seq = 0
         if self.replication is not None:
             seq = await self.replication.store.append(
@@ -753,7 +756,11 @@ class TaskRuntime:
             config = run.context.configuration
             push_config = config.task_push_notification_config if config else None
             if push_config is not None and self.push is not None:
-                await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
+                try:
+                    await self.push.add_config(push_config, task_id=task.id, tenant=run.tenant)
+                except JsonRpcError as exc:  # the task's configs filled up meanwhile
+                    self._finish_with_error(run, exc)
+                    return False
             if self.replication is not None:
                 try:
                     await self.replication.write(active, compute, message_id=run.message.message_id)

@@ -62,12 +62,20 @@ class A2AServer:
     (streaming, push notifications, the extended card). ``executor`` is an
     `AgentExecutor` or an ``async def agent(context, updater)`` function. ``store``
     keeps tasks (in memory by default). Push delivery is configured with
-    ``push_retries``, ``push_backoff``, ``push_timeout``, the opt-in SSRF guard
-    ``block_private_webhooks`` and ``push_client`` (the `httpx.AsyncClient` to POST
-    with). ``auth`` verifies bearer tokens on the JSON-RPC and HTTP+JSON endpoints (the
-    card stays public); each task then belongs to the caller that created it, named by
-    ``owner_of(principal)`` (issuer, subject and client id of a token by default): other
-    callers can neither see nor touch it.
+    ``push_retries``, ``push_backoff``, ``push_timeout``, ``push_client`` (the
+    `httpx.AsyncClient` to POST with), ``max_push_configs_per_task`` (None: 10) and
+    ``max_push_configs`` (None: 10,000 in all). Webhooks must be public addresses:
+    a loopback, private, link-local, carrier-grade NAT or unique-local target is refused
+    when registered (`InvalidParams`) and again on the address each delivery connects to
+    (resolved once, so DNS rebinding cannot switch it); ``allow_private_webhooks=True``
+    lifts this, for loopback receivers or a trusted private network. With a
+    ``push_client`` of your own the registration check holds, and each delivery checks
+    the address first, but only an address policy in that client's transport
+    (``new_async_client(resolve=public_addresses_only(), trust_env=False)``) pins the
+    address it connects to; see `PushDispatcher`. ``auth`` verifies bearer tokens on the
+    JSON-RPC and HTTP+JSON endpoints (the card stays public); each task then belongs to
+    the caller that created it, named by ``owner_of(principal)`` (issuer, subject and
+    client id of a token by default): other callers can neither see nor touch it.
     """
 
     def __init__(
@@ -90,8 +98,10 @@ class A2AServer:
         push_retries: int = 5,
         push_backoff: float = 0.5,
         push_timeout: float = 10.0,
-        block_private_webhooks: bool = False,
+        allow_private_webhooks: bool = False,
         push_client: httpx.AsyncClient | None = None,
+        max_push_configs_per_task: int | None = None,
+        max_push_configs: int | None = None,
         owner_of: Callable[[Any], str | None] = principal_owner,
     ) -> None:
         self.card = card
@@ -102,7 +112,7 @@ class A2AServer:
         self.compat_v03 = compat_v03
         self.push: PushDispatcher | None = None
         if card.capabilities.push_notifications:
-            from ._push import PushDispatcher
+            from ._push import DEFAULT_MAX_CONFIGS, DEFAULT_MAX_CONFIGS_PER_TASK, PushDispatcher
 
             self.push = PushDispatcher(
                 self.store,
@@ -110,7 +120,9 @@ class A2AServer:
                 max_attempts=push_retries,
                 backoff=push_backoff,
                 timeout=push_timeout,
-                block_private_networks=block_private_webhooks,
+                allow_private_webhooks=allow_private_webhooks,
+                max_configs_per_task=max_push_configs_per_task or DEFAULT_MAX_CONFIGS_PER_TASK,
+                max_configs=max_push_configs or DEFAULT_MAX_CONFIGS,
             )
         self.runtime = TaskRuntime(
             executor, self.store, push=self.push, subscriber_buffer=subscriber_buffer

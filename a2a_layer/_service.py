@@ -116,17 +116,20 @@ class A2AService:
             raise PushNotificationNotSupported("Push notifications are not supported by this agent")
         return self.push
 
-    async def _check_push(self, config: SendMessageConfiguration | None) -> None:
-        """A push config in a send needs the capability and an acceptable URL."""
+    async def _check_push(
+        self, request: SendMessageRequest, call: CallInfo
+    ) -> SendMessageConfiguration | None:
+        """A push config in a send needs the capability, an acceptable URL and room."""
+        config = request.configuration
         if config is None or config.task_push_notification_config is None:
-            return
+            return config
         push = self._require_push()
-        from ._push import check_webhook_url
-
-        await check_webhook_url(
-            config.task_push_notification_config.url,
-            block_private_networks=push.block_private_networks,
+        await push.check_config(
+            config.task_push_notification_config,
+            task_id=request.message.task_id or None,
+            tenant=call.tenant,
         )
+        return config
 
     async def _task(self, task_id: str, call: CallInfo) -> Task:
         task = await self.store.get_task(task_id, tenant=call.tenant)
@@ -141,8 +144,7 @@ class A2AService:
     ) -> SendMessageResponse:
         """SendMessage: a direct message, or the task (blocking unless returnImmediately)."""
         call = self.scoped(call, request.tenant)
-        config = request.configuration
-        await self._check_push(config)
+        config = await self._check_push(request, call)
         run = await self.runtime.start(
             request.message, call=call, configuration=config, metadata=request.metadata
         )
@@ -168,8 +170,7 @@ class A2AService:
         """SendStreamingMessage: the Task (or a Message) first, then the task's events."""
         self._require_streaming()
         call = self.scoped(call, request.tenant)
-        config = request.configuration
-        await self._check_push(config)
+        config = await self._check_push(request, call)
         sub = self.runtime.new_subscriber()
         run = await self.runtime.start(
             request.message,

@@ -273,3 +273,7 @@ class SQLiteTaskStore(TaskStore):
             )
         )
         return bool(count)
+
+    async def count_push_configs(self) -> int:
+        row = await self._run(lambda c: c.execute("SELECT COUNT(*) FROM push_configs").fetchone())
+        return int(row[0])

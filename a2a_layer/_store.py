@@ -208,6 +208,13 @@ class TaskStore(ABC):
     async def delete_push_config(self, task_id: str, config_id: str, *, tenant: str = "") -> bool:
         """Delete a push config; ``False`` if there was none."""
 
+    async def count_push_configs(self) -> int | None:
+        """How many push configs the store holds in all, or None if it cannot tell.
+
+        `PushDispatcher` bounds the total with it; the built-in stores all count.
+        """
+        return None
+
     async def aclose(self) -> None:  # noqa: B027 - optional hook, a no-op by default
         """Release resources (files, connections); the store is not used afterwards."""
 
@@ -389,4 +396,12 @@ class InMemoryTaskStore(TaskStore):
         return list(self._push.get((tenant, task_id), {}).values())
 
     async def delete_push_config(self, task_id: str, config_id: str, *, tenant: str = "") -> bool:
-        return self._push.get((tenant, task_id), {}).pop(config_id, None) is not None
+        configs = self._push.get((tenant, task_id))
+        if configs is None or configs.pop(config_id, None) is None:
+            return False
+        if not configs:
+            del self._push[(tenant, task_id)]
+        return True
+
+    async def count_push_configs(self) -> int:
+        return sum(len(configs) for configs in self._push.values())

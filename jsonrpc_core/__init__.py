@@ -39,6 +39,12 @@ if TYPE_CHECKING:
     from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
     from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
     from ._http1 import HTTP1Transport, new_async_client
+    from ._http1_resolve import (
+        AddressRefused,
+        AddressResolver,
+        is_public_address,
+        public_addresses_only,
+    )
     from ._http_caller import HTTPCaller
     from ._http_client import (
         HTTPSSETransport,
@@ -76,7 +82,7 @@ if TYPE_CHECKING:
     from ._sse import SSEDecoder, SSEError, SSEEvent, encode_comment, encode_event
     from ._stdio import FdReceiveStream, FdSendStream, StdioProcess, spawn_stdio, stdio_server
     from ._tap import JsonLinesSink, TappedStream, TapRecord, WireTap
-    from ._trace_html import trace_to_html, write_trace_views
+    from ._trace_html import MERMAID_URL, trace_to_html, write_trace_views
     from ._trace_render import TraceEvent, read_trace, trace_events, trace_to_mermaid
     from ._transport import (
         MemoryMessageStream,
@@ -151,6 +157,10 @@ _LAZY: dict[str, str] = {
     "HTTP1Transport": "_http1",
     "HTTPCaller": "_http_caller",
     "new_async_client": "_http1",
+    "AddressRefused": "_http1_resolve",
+    "AddressResolver": "_http1_resolve",
+    "is_public_address": "_http1_resolve",
+    "public_addresses_only": "_http1_resolve",
     "running_server": "_http_serve",
     "serve": "_http_serve",
     "HTTPServerOptions": "_http_server",
@@ -180,6 +190,7 @@ _LAZY: dict[str, str] = {
     "TapRecord": "_tap",
     "TappedStream": "_tap",
     "WireTap": "_tap",
+    "MERMAID_URL": "_trace_html",
     "trace_to_html": "_trace_html",
     "write_trace_views": "_trace_html",
     "TraceEvent": "_trace_render",
@@ -227,7 +238,10 @@ def __dir__() -> list[str]:
 
 __all__ = [
     "DEFAULT_MAX_MESSAGE_SIZE",
+    "MERMAID_URL",
     "STANDARD_ERRORS",
+    "AddressRefused",
+    "AddressResolver",
     "Batch",
     "BearerAuth",
     "CancelHook",
@@ -311,11 +325,13 @@ __all__ = [
     "error_class_for_code",
     "error_from_object",
     "format_validation_error",
+    "is_public_address",
     "memory_pair",
     "new_async_client",
     "parse",
     "parse_object",
     "principal_scopes",
+    "public_addresses_only",
     "read_trace",
     "recover_id",
     "register_error",

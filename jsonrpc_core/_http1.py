@@ -23,6 +23,7 @@ import httpx
 
 from ._http1_parse import MAX_HEAD
 from ._http1_pool import DEFAULT_LIMITS, HTTP1Transport
+from ._http1_resolve import AddressResolver
 
 __all__ = ["MAX_HEAD", "HTTP1Transport", "new_async_client"]
 
@@ -37,14 +38,31 @@ def new_async_client(
     (``HTTP_PROXY``, ``HTTPS_PROXY``, ``ALL_PROXY``, ``NO_PROXY``) are mounted ahead of it,
     as httpx does for its own default transport. With ``transport``, ``proxy`` or
     ``http2=True`` the transport is httpx's own choice.
+
+    ``resolve`` is an address policy for `HTTP1Transport` (e.g. `public_addresses_only()`):
+    every connection then goes to an address it checked. A proxy would make the
+    connection instead, so ``resolve`` needs ``trust_env=False`` and no ``proxy``,
+    ``transport``, ``mounts`` or ``http2`` (`ValueError` otherwise).
     """
+    resolve: AddressResolver | None = kwargs.pop("resolve", None)
+    if resolve is not None and (
+        kwargs.get("trust_env", True)
+        or any(name in kwargs for name in ("transport", "proxy", "mounts"))
+        or kwargs.get("http2")
+    ):
+        raise ValueError(
+            "an address policy (resolve) needs trust_env=False and no proxy, transport, "
+            "mounts or http2: the checked address must be the one connected to"
+        )
     if "transport" in kwargs or "proxy" in kwargs or kwargs.get("http2"):
         return _Client(timeout=timeout, auth=auth, **kwargs)
     verify = kwargs.get("verify", True)
     cert = kwargs.get("cert")
     limits = kwargs.get("limits", DEFAULT_LIMITS)
     trust_env = kwargs.get("trust_env", True)
-    transport = HTTP1Transport(verify=verify, cert=cert, trust_env=trust_env, limits=limits)
+    transport = HTTP1Transport(
+        verify=verify, cert=cert, trust_env=trust_env, limits=limits, resolve=resolve
+    )
     if trust_env:
         mounts = _environment_proxy_mounts(verify, cert, limits)
         if mounts:

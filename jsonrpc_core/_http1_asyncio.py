@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+from collections.abc import Awaitable
 
 import httpx
 
@@ -23,15 +24,33 @@ __all__ = ["open_asyncio_conn"]
 _PAUSE_READING = 256 * 1024
 
 
+def create_connection(
+    loop: asyncio.AbstractEventLoop,
+    conn: asyncio.Protocol,
+    host: str,
+    port: int,
+    context: ssl.SSLContext | None,
+    server_hostname: str | None,
+) -> Awaitable[tuple[asyncio.BaseTransport, asyncio.Protocol]]:
+    """``loop.create_connection`` for ``conn`` (one name, so a test can watch it)."""
+    return loop.create_connection(
+        lambda: conn, host, port, ssl=context, server_hostname=server_hostname
+    )
+
+
 async def open_asyncio_conn(
-    key: Key, context: ssl.SSLContext | None, timeout: float | None
+    key: Key, context: ssl.SSLContext | None, timeout: float | None, address: str | None = None
 ) -> Conn:
-    """A new asyncio connection to ``key`` (`httpx.ConnectError`, `httpx.ConnectTimeout`)."""
+    """A new asyncio connection to ``key`` (`httpx.ConnectError`, `httpx.ConnectTimeout`).
+
+    With ``address`` (an IP an address policy checked) the socket connects to it, never
+    to the name; TLS still names ``key``'s host (SNI and certificate check).
+    """
     _, host, port = key
     loop = asyncio.get_running_loop()
     conn = _AsyncioConn(loop, key)
-    opening = loop.create_connection(
-        lambda: conn, host, port, ssl=context, server_hostname=host if context else None
+    opening = create_connection(
+        loop, conn, address or host, port, context, host if context else None
     )
     try:
         if timeout is None:

@@ -34,6 +34,9 @@ Key = tuple[str, str, int]
 
 _READ_SIZE = 65536
 
+connect_tcp = anyio.connect_tcp
+"""The anyio connect the stream connections use (one name, so a test can watch it)."""
+
 
 def on_asyncio() -> bool:
     """Whether the running task is asyncio's (trio, the other anyio backend, sets sniffio)."""
@@ -76,17 +79,23 @@ class Conn:
         raise NotImplementedError
 
 
-async def open_stream_conn(key: Key, context: ssl.SSLContext | None, timeout: float | None) -> Conn:
-    """A new anyio connection to ``key`` (`httpx.ConnectError`, `httpx.ConnectTimeout`)."""
+async def open_stream_conn(
+    key: Key, context: ssl.SSLContext | None, timeout: float | None, address: str | None = None
+) -> Conn:
+    """A new anyio connection to ``key`` (`httpx.ConnectError`, `httpx.ConnectTimeout`).
+
+    With ``address`` (an IP an address policy checked) the socket connects to it, never
+    to the name; TLS still names ``key``'s host.
+    """
     _, host, port = key
     try:
         with anyio.fail_after(timeout):
             stream: anyio.abc.ByteStream
             if context is None:
-                stream = await anyio.connect_tcp(host, port)
+                stream = await connect_tcp(address or host, port)
             else:
-                stream = await anyio.connect_tcp(
-                    host,
+                stream = await connect_tcp(
+                    address or host,
                     port,
                     ssl_context=context,
                     tls_hostname=host,

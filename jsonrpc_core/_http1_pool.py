@@ -14,7 +14,12 @@ Rules:
 3. ``_count`` counts the open connections, idle or in use, and those being opened; it
    never exceeds ``max_connections``. A request waits for room up to its pool timeout;
    each release wakes one waiter. Closing the pool wakes them all, and they fail.
-4. Timeouts come from the request (``connect``, ``read`` per wait for bytes, ``write``,
+4. With an address policy (``resolve``), a new connection is opened to an address the
+   policy returned for the URL's host, tried in its order, never to the name itself (see
+   `_http1_resolve`): the address checked is the address connected to. The name stays
+   the ``Host`` header and the TLS server name. A refusal is an `httpx.ConnectError`
+   whose ``__cause__`` is the policy's `AddressRefused`.
+5. Timeouts come from the request (``connect``, ``read`` per wait for bytes, ``write``,
    ``pool``) and raise httpx's timeout errors; network and protocol failures raise httpx's
    `ConnectError`, `ReadError`, `WriteError` and `RemoteProtocolError`.
 """
@@ -35,6 +40,7 @@ import httpx
 from ._http1_asyncio import open_asyncio_conn
 from ._http1_conn import Conn, Key, on_asyncio, open_stream_conn
 from ._http1_parse import ResponseReader, request_head, send_body_stream
+from ._http1_resolve import AddressResolver
 
 __all__ = ["DEFAULT_LIMITS", "HTTP1Transport"]
 
@@ -55,7 +61,9 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
 
     ``verify`` and ``cert`` mean what they mean to httpx (certifi's roots by default, or an
     `ssl.SSLContext`); ``limits`` bounds the connections (a request waits for one up to its
-    pool timeout) and sets how long an idle one is kept.
+    pool timeout) and sets how long an idle one is kept. ``resolve``, an address policy
+    (`AddressResolver`, e.g. `public_addresses_only()`), makes every connection go to an
+    address it returned (rule 4); without it the socket connects to the name.
     """
 
     def __init__(
@@ -65,8 +73,10 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         cert: Any = None,
         trust_env: bool = True,
         limits: httpx.Limits = DEFAULT_LIMITS,
+        resolve: AddressResolver | None = None,
     ) -> None:
         self._verify = verify
+        self._resolve = resolve
         self._cert = cert
         self._trust_env = trust_env
         self._ssl: ssl.SSLContext | None = verify if isinstance(verify, ssl.SSLContext) else None
@@ -217,9 +227,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
             if self._count < self._max:
                 self._count += 1
                 try:
-                    context = self._ssl_context() if key[0] == "https" else None
-                    opener = open_asyncio_conn if on_asyncio() else open_stream_conn
-                    return await opener(key, context, timeouts.get("connect"))
+                    return await self._open(key, timeouts.get("connect"))
                 except BaseException:
                     self._count -= 1
                     self._wake_one()
@@ -242,6 +250,30 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
             finally:
                 with contextlib.suppress(ValueError):
                     self._waiters.remove(event)
+
+    async def _open(self, key: Key, timeout: float | None) -> Conn:
+        """A new connection to ``key``: to an address of the policy when there is one."""
+        context = self._ssl_context() if key[0] == "https" else None
+        opener = open_asyncio_conn if on_asyncio() else open_stream_conn
+        if self._resolve is None:
+            return await opener(key, context, timeout)
+        _, host, port = key
+        try:
+            with anyio.fail_after(timeout):
+                addresses = await self._resolve(host, port)
+        except TimeoutError:
+            raise httpx.ConnectTimeout(f"timed out resolving {host}") from None
+        except OSError as exc:
+            raise httpx.ConnectError(str(exc) or repr(exc)) from exc
+        error: httpx.ConnectError | None = None
+        for address in addresses:
+            try:
+                return await opener(key, context, timeout, address)
+            except httpx.ConnectTimeout:
+                raise
+            except httpx.ConnectError as exc:
+                error = exc
+        raise error or httpx.ConnectError(f"no address to connect to for {host}")
 
     def _wake_one(self) -> None:
         while self._waiters:

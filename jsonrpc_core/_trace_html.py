@@ -1,10 +1,11 @@
 """A wire recording as a self-contained web page, and both views written next to it.
 
-`trace_to_html` shows the Mermaid diagram of `trace_to_mermaid` (drawn by Mermaid when the
-page can load it), the same messages as an SVG timeline that needs no script (the page must
-read offline: a CDN may be out of reach), and every message as pretty JSON, each arrow
-linking to its message. `write_trace_views` writes ``.mmd`` and ``.html`` beside a
-recording. Text from the wire never reaches the page unescaped.
+`trace_to_html` shows the messages of a recording as an SVG timeline that needs no script,
+the Mermaid source of `trace_to_mermaid`, and every message as pretty JSON, each arrow
+linking to its message. The page reads offline and makes no request when opened; only
+with an explicit ``mermaid_url`` (`MERMAID_URL`, or a copy of Mermaid's ES module you
+host) does it load Mermaid to draw the source as well. `write_trace_views` writes
+``.mmd`` and ``.html`` beside a recording. Text from the wire never reaches the page unescaped.
 """
 
 from __future__ import annotations
@@ -29,7 +30,8 @@ from ._trace_render import (
 __all__ = ["MERMAID_URL", "trace_to_html", "write_trace_views"]
 
 MERMAID_URL = "https://cdn.jsdelivr.net/npm/mermaid@11/dist/mermaid.esm.min.mjs"
-"""Where the page loads Mermaid from, when it can (the SVG timeline needs nothing)."""
+"""A public copy of Mermaid's ES module, for ``mermaid_url`` (the default is none: the
+page then makes no request; its SVG timeline needs nothing)."""
 
 _MAX_PRETTY = 200_000
 
@@ -170,13 +172,14 @@ def trace_to_html(
     title: str = "rpcweave trace",
     labels: Mapping[str, str] | None = None,
     annotate: Annotate | None = None,
-    mermaid_url: str | None = MERMAID_URL,
+    mermaid_url: str | None = None,
 ) -> str:
     """A self-contained HTML page: the diagram beside every message as pretty JSON.
 
     The page embeds the Mermaid source and draws the same messages as an SVG timeline, so
-    it reads offline; with ``mermaid_url`` (``None``: never) it also tries to load Mermaid
-    and render the source. Arrows link to their messages.
+    it reads offline and makes no request when opened; given ``mermaid_url`` (e.g.
+    `MERMAID_URL`) it also loads Mermaid from there and renders the source. Arrows link
+    to their messages.
     """
     records = list(records)
     events = trace_events(records, annotate=annotate)
@@ -221,9 +224,10 @@ def write_trace_views(
     title: str | None = None,
     labels: Mapping[str, str] | None = None,
     annotate: Annotate | None = None,
-    mermaid_url: str | None = MERMAID_URL,
+    mermaid_url: str | None = None,
 ) -> tuple[Path, Path]:
-    """Write ``<name>.mmd`` and ``<name>.html`` next to the recording at ``path``.
+    """Write ``<name>.mmd`` and ``<name>.html`` next to the recording at ``path``
+    (``mermaid_url`` as for `trace_to_html`).
 
     Returns the two paths. A missing recording counts as an empty one.
     """

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
 from ._methods import (
     NOTIFICATIONS_PROMPTS_LIST_CHANGED,
@@ -143,6 +143,10 @@ class MCPServer:
 
     # -- declaring ---------------------------------------------------------------------
 
+    @overload
+    def tool(self, name: F, /) -> F: ...
+
+    @overload
     def tool(
         self,
         name: str | None = None,
@@ -158,8 +162,26 @@ class MCPServer:
         run_in_thread: bool = False,
         task_support: Literal["optional", "required"] | None = None,
         task_start: Literal["immediate", "explicit"] = "immediate",
-    ) -> Callable[[F], F]:
-        """Declare a function as a tool.
+    ) -> Callable[[F], F]: ...
+
+    def tool(
+        self,
+        name: str | F | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        input_schema: dict[str, Any] | None = None,
+        output_schema: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        run_in_thread: bool = False,
+        task_support: Literal["optional", "required"] | None = None,
+        task_start: Literal["immediate", "explicit"] = "immediate",
+    ) -> Callable[[F], F] | F:
+        """Declare a function as a tool: ``@server.tool()``, ``@server.tool("name", ...)``
+        or bare ``@server.tool``.
 
         Its input schema comes from the signature and docstring, unless ``input_schema``
         gives a raw JSON Schema (arguments are then validated against it with
@@ -175,6 +197,9 @@ class MCPServer:
         multi round-trip input requests; a function that returns first answers
         directly).
         """
+
+        if callable(name):  # bare @server.tool: the function itself came as `name`
+            return self.tool()(name)
 
         def register(func: F) -> F:
             self.add_tool(
@@ -241,6 +266,12 @@ class MCPServer:
         The function returns ``str`` (text), ``bytes`` (blob), contents objects, or
         anything JSON-serialisable; template variables arrive as keyword arguments.
         """
+        if callable(uri):  # bare @server.resource: there is no URI to serve it at
+            raise TypeError(
+                f"@server.resource needs the resource's URI: write "
+                f'@server.resource("resource://{getattr(uri, "__name__", "name")}") '
+                f"above {getattr(uri, '__qualname__', 'the function')}"
+            )
 
         def register(func: F) -> F:
             entry = build_resource(
@@ -263,6 +294,10 @@ class MCPServer:
 
         return register
 
+    @overload
+    def prompt(self, name: F, /) -> F: ...
+
+    @overload
     def prompt(
         self,
         name: str | None = None,
@@ -271,12 +306,25 @@ class MCPServer:
         description: str | None = None,
         icons: list[Icon] | None = None,
         meta: dict[str, Any] | None = None,
-    ) -> Callable[[F], F]:
-        """Declare a prompt; its parameters are the prompt's arguments.
+    ) -> Callable[[F], F]: ...
+
+    def prompt(
+        self,
+        name: str | F | None = None,
+        *,
+        title: str | None = None,
+        description: str | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> Callable[[F], F] | F:
+        """Declare a prompt (``@server.prompt()``, ``@server.prompt("name", ...)`` or bare
+        ``@server.prompt``); its parameters are the prompt's arguments.
 
         The function returns a string, a `PromptMessage`, content, a list of those, or a
         `GetPromptResult`.
         """
+        if callable(name):  # bare @server.prompt: the function itself came as `name`
+            return self.prompt()(name)
 
         def register(func: F) -> F:
             entry = build_prompt(
@@ -287,14 +335,21 @@ class MCPServer:
 
         return register
 
-    def completion(self) -> Callable[[F], F]:
-        """Declare the completion handler: ``(ref, argument, context) -> list[str]``."""
+    @overload
+    def completion(self, func: F) -> F: ...
+
+    @overload
+    def completion(self) -> Callable[[F], F]: ...
+
+    def completion(self, func: Callable[..., Any] | None = None) -> Any:
+        """Declare the completion handler: ``(ref, argument, context) -> list[str]``
+        (``@server.completion()`` or bare ``@server.completion``)."""
 
         def register(func: F) -> F:
             self.completion_handler = func
             return func
 
-        return register
+        return register if func is None else register(func)
 
     # -- what we advertise -------------------------------------------------------------
 

@@ -103,6 +103,12 @@ def add_parser(commands: Any) -> None:
     serve.add_argument(
         "--store", metavar="sqlite:PATH", help="keep tasks in SQLite (default: in memory)"
     )
+    serve.add_argument(
+        "--allow-private-webhooks",
+        action="store_true",
+        help="accept push webhooks on loopback, private or link-local addresses (refused by "
+        "default: a caller could make the agent POST to your internal network)",
+    )
     add_common_options(serve, timeout=False)
 
 
@@ -404,7 +410,9 @@ def _module_card(module: Any) -> AgentCard | None:
     return None
 
 
-def build_server(target: str, store: str | None) -> A2AServer:
+def build_server(
+    target: str, store: str | None, *, allow_private_webhooks: bool = False
+) -> A2AServer:
     """The `A2AServer` for ``module:attribute`` (see ``a2a serve --help``)."""
     from a2a_layer import A2AServer, AgentExecutor, SQLiteTaskStore
 
@@ -414,6 +422,8 @@ def build_server(target: str, store: str | None) -> A2AServer:
         if isinstance(value, A2AServer):
             if store:
                 raise CLIError("--store cannot change the store of an A2AServer object", 2)
+            if allow_private_webhooks and value.push is not None:
+                value.push.allow_private_webhooks = True
             return value
         if inspect.isclass(value) and issubclass(value, AgentExecutor):
             value = value()
@@ -425,7 +435,9 @@ def build_server(target: str, store: str | None) -> A2AServer:
                     raise CLIError(f"--store: expected sqlite:PATH, got {store!r}", status=2)
                 task_store = SQLiteTaskStore(Path(path))
             card = _module_card(module) or _default_card(name, value)
-            return A2AServer(card, value, store=task_store)
+            return A2AServer(
+                card, value, store=task_store, allow_private_webhooks=allow_private_webhooks
+            )
         if callable(value):
             value = value()
             continue
@@ -436,7 +448,9 @@ def build_server(target: str, store: str | None) -> A2AServer:
 async def _serve(args: argparse.Namespace) -> int:
     from jsonrpc_core import MessageStream, running_server
 
-    server = build_server(args.target, args.store)
+    server = build_server(
+        args.target, args.store, allow_private_webhooks=args.allow_private_webhooks
+    )
     with Trace(args.trace, verbose=args.verbose, title=f"A2A agent {args.target}") as trace:
         serve_connection = server.http.serve_connection
 
@@ -448,6 +462,8 @@ async def _serve(args: argparse.Namespace) -> int:
         server.http.serve_connection = traced
         async with running_server(server.asgi_app(), host=args.host, port=args.port) as url:
             print(f"A2A agent {server.card.name!r} listening on {url}", flush=True)
+            if server.push is not None and server.push.allow_private_webhooks:
+                print("push: private webhook targets allowed", flush=True)
             await wait_for_signal()
     return 0
 

@@ -204,7 +204,8 @@ async def coding_agent_process() -> AsyncIterator[str]:
     """Start ``examples/a2a/coding_agent.py`` on a free port of 127.0.0.1; yield its URL."""
     script = _example("a2a", "coding_agent.py")
     process = await anyio.open_process(
-        [sys.executable, str(script), "--port", "0", "--delay", "0.02"],
+        # The demo's webhook receiver listens on 127.0.0.1: private targets are opt-in.
+        [sys.executable, str(script), "--port", "0", "--delay", "0.02", "--allow-private-webhooks"],
         stdout=subprocess.PIPE,
         stderr=None,
     )
@@ -249,7 +250,8 @@ async def a2a_flow(ctx: DemoContext) -> str:
 
     research = _load("research_agent", _example("a2a", "research_agent.py"))
     ctx.say("research agent (examples/a2a/research_agent.py, in this process) starts:")
-    ctx.say("  coding_agent.py --port 0")
+    ctx.say("  coding_agent.py --port 0 --allow-private-webhooks")
+    ctx.say("  push: private webhook targets allowed (loopback receivers)")
     async with coding_agent_process() as url, new_async_client(timeout=STEP_TIMEOUT) as http:
         ctx.trace.record("client", "agent", {"http": f"GET {CARD_PATH}"})
         card = await resolve_card(http, url)

@@ -46,20 +46,21 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Literal
 
-import pytest
+import _specs
 
 from jsonrpc_core import MessageStream, SSEDecoder, TappedStream, TapRecord, WireTap
 
-SHARED = Path(__file__).parents[2] / "shared"
-SCHEMA_PATH = SHARED / "specs" / "mcp" / "2025-11-25" / "schema.json"
 MODERN = "2026-07-28"
 
-requires_schema = pytest.mark.skipif(
-    not SHARED.is_dir(),
-    reason=f"the shared spec material ({SHARED}) is absent: no MCP schema to validate against",
-)
-"""Skip a test (visibly) where ../shared is not checked out; if it is, a missing schema
-file fails the test instead of skipping it."""
+
+def schema_name(revision: str = "2025-11-25") -> str:
+    """The spec file of a revision's schema (found by tests/_specs.py)."""
+    return f"mcp/{revision}/schema.json"
+
+
+requires_schema = _specs.requires(schema_name())
+"""The test needs the MCP 2025-11-25 schema: skipped (counted, and failing under CI) where
+no copy is found; `load_schema` asks for other revisions the same way."""
 
 Role = Literal["client", "server"]
 _OTHER: dict[Role, Role] = {"client": "server", "server": "client"}
@@ -68,7 +69,7 @@ _OTHER: dict[Role, Role] = {"client": "server", "server": "client"}
 class MCPSchema:
     """One revision's schema with one compiled validator per definition."""
 
-    def __init__(self, path: Path = SCHEMA_PATH, revision: str = "2025-11-25") -> None:
+    def __init__(self, path: Path, revision: str = "2025-11-25") -> None:
         import referencing
         import referencing.jsonschema
 
@@ -156,7 +157,7 @@ def _describe(definition: str, error: Any) -> str:
 @cache
 def load_schema(revision: str = "2025-11-25") -> MCPSchema:
     """A revision's schema, loaded once per test process."""
-    return MCPSchema(SHARED / "specs" / "mcp" / revision / "schema.json", revision)
+    return MCPSchema(_specs.need(schema_name(revision)), revision)
 
 
 def _is_extension(message: Any) -> bool:

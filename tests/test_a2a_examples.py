@@ -125,7 +125,8 @@ def test_tck_agent_store_flag(tmp_path: Path) -> None:
 
 async def test_research_agent_drives_the_coding_agent() -> None:
     lines: list[str] = []
-    server = coding_agent.build_server(delay=0)
+    # The research agent's webhook listens on 127.0.0.1: private targets are opt-in.
+    server = coding_agent.build_server(delay=0, allow_private_webhooks=True)
     async with running_server(server.asgi_app()) as url:
         with anyio.fail_after(30):
             results = await research_agent.research(url, ["stream", "poll", "push"], lines.append)

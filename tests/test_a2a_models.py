@@ -7,9 +7,9 @@ import base64
 import json
 import re
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
 from typing import Any
 
+import _specs
 import pydantic
 import pydantic_core
 import pytest
@@ -58,15 +58,10 @@ from jsonrpc_core import (
 jsonschema = pytest.importorskip("jsonschema")
 referencing = pytest.importorskip("referencing")
 
-SPECS = Path(__file__).parents[2] / "shared" / "specs" / "a2a"
-V10 = SPECS / "v1.0"
-V03 = SPECS / "v0.3"
 
-
-def _need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"A2A spec file not found: {path}")
-    return path
+def _spec(name: str) -> str:
+    """The text of an A2A spec file (``v1.0/a2a.proto``, ...), found by tests/_specs.py."""
+    return _specs.read(f"a2a/{name}")
 
 
 def wire(obj: Any) -> Any:
@@ -80,7 +75,7 @@ def wire(obj: Any) -> Any:
 @pytest.fixture(scope="module")
 def v10_schema() -> Any:
     """``validate(name, instance)`` against the 1.0 schema definition of proto message ``name``."""
-    defs = json.loads(_need(V10 / "a2a.schema.json").read_text())["definitions"]
+    defs = json.loads(_spec("v1.0/a2a.schema.json"))["definitions"]
     resources = []
     for key, schema in defs.items():
         name = key.replace(" ", "")
@@ -103,7 +98,7 @@ def v10_schema() -> Any:
 @pytest.fixture(scope="module")
 def v03_schema() -> Any:
     """``validate(name, instance)`` against a 0.3 ``a2a.json`` definition."""
-    doc = json.loads(_need(V03 / "a2a.json").read_text())
+    doc = json.loads(_spec("v0.3/a2a.json"))
 
     def validate(name: str, instance: Any) -> None:
         schema = {"$ref": f"#/definitions/{name}", "definitions": doc["definitions"]}
@@ -114,7 +109,7 @@ def v03_schema() -> Any:
 
 @pytest.fixture(scope="module")
 def proto() -> str:
-    return _need(V10 / "a2a.proto").read_text()
+    return _spec("v1.0/a2a.proto")
 
 
 def proto_messages(text: str) -> dict[str, list[str]]:
@@ -1228,7 +1223,7 @@ def test_v03_bad_calls() -> None:
 
 def spec_error_table() -> dict[str, tuple[int, str, int]]:
     """Spec 5.4: error name -> (JSON-RPC code, gRPC status, HTTP status)."""
-    text = _need(V10 / "specification.md").read_text()
+    text = _spec("v1.0/specification.md")
     section = text.split("### 5.4. Error Code Mappings", 1)[1].split("###", 1)[0]
     rows = re.findall(r"\| `(\w+)`\s*\| `(-\d+)`\s*\| `(\w+)`\s*\| `(\d+)[^`]*`", section)
     return {name: (int(code), grpc, int(http)) for name, code, grpc, http in rows}

@@ -72,6 +72,7 @@ async def run_with_push(webhook: Any, **server_options: Any) -> tuple[list[Strea
             agent,
             push_client=receiver_http,
             push_backoff=0.01,
+            allow_private_webhooks=True,  # the receiver is HOOK, on loopback
             **server_options,
         )
         push = TaskPushNotificationConfig(
@@ -161,20 +162,20 @@ async def test_receiver_refuses_forged_tokens_and_keeps_going() -> None:
             break
 
 
-async def test_ssrf_guard_is_opt_in() -> None:
+async def test_private_webhooks_are_refused_unless_allowed() -> None:
     for url in (
         "http://127.0.0.1:9/h",
         "http://10.1.2.3/h",
         "http://[::1]/h",
         "http://localhost/h",
     ):
-        await check_webhook_url(url)  # allowed by default
         with pytest.raises(InvalidParams):
-            await check_webhook_url(url, block_private_networks=True)
-    await check_webhook_url("http://93.184.216.34/hook", block_private_networks=True)
+            await check_webhook_url(url)  # refused by default
+        await check_webhook_url(url, allow_private=True)
+    await check_webhook_url("http://93.184.216.34/hook")
     with pytest.raises(InvalidParams):
-        await check_webhook_url("file:///etc/passwd")
-    server = A2AServer(make_card(push=True), agent, block_private_webhooks=True)
+        await check_webhook_url("file:///etc/passwd", allow_private=True)
+    server = A2AServer(make_card(push=True), agent)
     async with in_process(server) as http:
         async with A2AClient.connect(BASE, http=http) as client:
             task = await client.send("go")

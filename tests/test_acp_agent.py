@@ -8,13 +8,18 @@ protocol rules: the initialize gate, unknown sessions, ``session/cancel`` (stop 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from acp_fixtures.wire import SPEC_DIR, SchemaCheck, connected, load_demo_agent
+from acp_fixtures.wire import (
+    SchemaCheck,
+    connected,
+    load_demo_agent,
+    requires_acp_schema,
+    schema_errors,
+)
 
 from acp_layer import (
     Agent,
@@ -37,7 +42,7 @@ from jsonrpc_core import (
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 demo = load_demo_agent()
@@ -435,7 +440,7 @@ def test_schema_check_catches_bad_output() -> None:
     check = SchemaCheck()
     check._check({"jsonrpc": "2.0", "method": "session/update", "params": {"sessionId": 1}})
     assert check.problems
-    assert os.path.isdir(SPEC_DIR)
+    assert schema_errors("Error", {"code": "x"})  # the schema was loaded, and it checks
 
 
 class _AskingForInput(Agent):

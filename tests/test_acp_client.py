@@ -11,7 +11,13 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_fixtures.wire import DEMO_AGENT, SPEC_DIR, SchemaCheck, connected, load_demo_agent
+from acp_fixtures.wire import (
+    DEMO_AGENT,
+    SchemaCheck,
+    connected,
+    load_demo_agent,
+    requires_acp_schema,
+)
 
 from acp_layer import (
     Agent,
@@ -27,9 +33,7 @@ from acp_layer import (
 )
 from jsonrpc_core import InvalidParams, InvalidRequest
 
-pytestmark = pytest.mark.skipif(
-    not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"
-)
+pytestmark = requires_acp_schema
 
 demo = load_demo_agent()
 

@@ -19,11 +19,9 @@ from pathlib import Path
 
 import pytest
 from _acp_interop import drive_sdk_agent, run_spawning_client, serve_demo_agent
-from acp_fixtures.wire import FIXTURES, SPEC_DIR
+from acp_fixtures.wire import FIXTURES, requires_acp_schema
 
-pytestmark = pytest.mark.skipif(
-    not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"
-)
+pytestmark = requires_acp_schema
 
 NODE_CLIENT = FIXTURES / "node_client.mjs"
 NODE_AGENT = FIXTURES / "node_agent.mjs"

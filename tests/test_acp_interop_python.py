@@ -16,12 +16,10 @@ from pathlib import Path
 
 import pytest
 from _acp_interop import drive_sdk_agent, run_spawning_client, serve_demo_agent
-from acp_fixtures.wire import FIXTURES, SPEC_DIR
+from acp_fixtures.wire import FIXTURES, requires_acp_schema
 
 pytest.importorskip("acp", reason="the official Python SDK (agent-client-protocol) is missing")
-pytestmark = pytest.mark.skipif(
-    not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"
-)
+pytestmark = requires_acp_schema
 
 SDK_CLIENT = FIXTURES / "py_sdk_client.py"
 SDK_AGENT = FIXTURES / "py_sdk_agent.py"

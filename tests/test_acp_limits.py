@@ -15,7 +15,7 @@ from pathlib import Path
 
 import anyio
 import pytest
-from acp_fixtures.wire import DEMO_AGENT, SPEC_DIR
+from acp_fixtures.wire import DEMO_AGENT, requires_acp_schema
 
 from acp_layer import LocalClient, spawn_agent
 from acp_layer import schema as s
@@ -30,7 +30,7 @@ from jsonrpc_core import (
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 

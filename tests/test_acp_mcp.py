@@ -13,7 +13,7 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_fixtures.wire import ROOT, SPEC_DIR, connected
+from acp_fixtures.wire import ROOT, connected, requires_acp_schema
 
 from acp_layer import Agent, LocalClient, connect_mcp_servers
 from acp_layer import schema as s
@@ -21,7 +21,7 @@ from jsonrpc_core import running_server
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 FILE_SERVER = ROOT / "examples" / "mcp" / "file_server.py"

@@ -17,7 +17,7 @@ from typing import Any
 import anyio
 import pydantic
 import pytest
-from acp_fixtures.wire import SPEC_DIR, connected, schema_errors
+from acp_fixtures.wire import connected, requires_acp_schema, schema_errors
 
 from acp_layer import Agent, AgentConnection, Client, connect_agent
 from acp_layer import _methods as m
@@ -27,7 +27,7 @@ from jsonrpc_core import InvalidParams, Notification, Received, Request, Respons
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 

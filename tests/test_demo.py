@@ -52,6 +52,8 @@ def test_demo_passes_saves_traces_and_leaves_no_process(tmp_path: Path) -> None:
     assert [line.split(" ", 2)[:2] for line in summary[:4]] == [["PASS", f] for f in FLOWS]
     assert "fs/write_text_file before the prompt's answer" in summary[1]
     assert "input-required → completed" in summary[2] and "webhook pushes" in summary[2]
+    # The demo's webhook receiver is on loopback: it opts in to private targets, and says so.
+    assert "push: private webhook targets allowed (loopback receivers)" in done.stdout
     # The wire traffic was printed as it went.
     assert '"method":"tools/call"' in done.stdout
     assert '"method":"session/request_permission"' in done.stdout

@@ -443,10 +443,51 @@ async def test_loopback_handler_catches_the_redirect() -> None:
     handler = LoopbackRedirectHandler(timeout=10)
     handler.open_browser = browser(handler)
     with anyio.fail_after(20):
-        url = await handler("https://auth.example.com/authorize?x=1")
-    assert visited == ["https://auth.example.com/authorize?x=1"]
+        url = await handler("https://auth.example.com/authorize?x=1&state=xyz")
+    assert visited == ["https://auth.example.com/authorize?x=1&state=xyz"]
     assert url == handler.redirect_uri + "?code=abc&state=xyz"
     assert handler.redirect_uri.startswith("http://127.0.0.1:")
+
+
+async def test_loopback_handler_answers_400_to_a_callback_without_the_expected_state() -> None:
+    answers: list[tuple[str, int]] = []
+
+    def browser(handler: LoopbackRedirectHandler) -> Callable[[str], None]:
+        def open_url(url: str) -> None:
+            # Another local program races the real redirect: a forged state, none at
+            # all, and an error response with a wrong state. None ends the wait.
+            for query in ("?code=evil&state=forged", "?code=evil", "?error=x&state=forged"):
+                status = httpx.get(handler.redirect_uri + query).status_code
+                answers.append((query, status))
+            status = httpx.get(handler.redirect_uri + "?code=good&state=s1").status_code
+            answers.append(("?code=good&state=s1", status))
+
+        return open_url
+
+    handler = LoopbackRedirectHandler(timeout=10)
+    handler.open_browser = browser(handler)
+    with anyio.fail_after(20):
+        url = await handler("https://auth.example.com/authorize?state=s1")
+    assert url == handler.redirect_uri + "?code=good&state=s1"
+    assert answers == [
+        ("?code=evil&state=forged", 400),
+        ("?code=evil", 400),
+        ("?error=x&state=forged", 400),
+        ("?code=good&state=s1", 200),
+    ]
+
+
+async def test_loopback_handler_keeps_waiting_after_a_forged_callback() -> None:
+    def browser(handler: LoopbackRedirectHandler) -> Callable[[str], None]:
+        def open_url(url: str) -> None:
+            assert httpx.get(handler.redirect_uri + "?code=evil&state=forged").status_code == 400
+
+        return open_url
+
+    handler = LoopbackRedirectHandler(timeout=0.5)
+    handler.open_browser = browser(handler)
+    with anyio.fail_after(20), pytest.raises(AuthorizationResponseError, match="no authorization"):
+        await handler("https://auth.example.com/authorize?state=s1")
 
 
 async def test_loopback_handler_gives_up_after_its_timeout() -> None:

@@ -15,8 +15,9 @@ What is proven here:
    accepted, unknown content types are kept, and what older revisions' peers send parses.
 5. Bad params become `InvalidParams` naming the field.
 
-The schema lives outside the repository (``../shared/specs``); tests that need it skip
-with the path in the reason when it is absent.
+The schema lives outside the repository; tests/_specs.py finds it (``$RPCWEAVE_SPECS`` or
+``../shared/specs``). Tests that need it are skipped and counted when it is absent, and
+fail under CI.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import _specs
 import mcp2026_cases
 import pydantic
 import pydantic_core
@@ -52,7 +54,7 @@ from mcp_layer import types as T
 from mcp_layer._errors import MCP_ERRORS, ResourceNotFound, URLElicitationRequired
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "shared/specs/mcp/2025-11-25/schema.json"
+SCHEMA = "mcp/2025-11-25/schema.json"
 
 
 # --- schema access -------------------------------------------------------------------------
@@ -60,7 +62,7 @@ SCHEMA_PATH = Path(__file__).resolve().parents[2] / "shared/specs/mcp/2025-11-25
 
 @functools.cache
 def _defs() -> dict[str, Any]:
-    return dict(json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))["$defs"])
+    return dict(json.loads(_specs.read(SCHEMA))["$defs"])
 
 
 @functools.cache
@@ -74,8 +76,7 @@ def _validator(name: str) -> Any:
 @pytest.fixture
 def conform() -> Any:
     """``conform(name, value)`` asserts that ``value`` validates against ``$defs/name``."""
-    if not SCHEMA_PATH.exists():
-        pytest.skip(f"MCP 2025-11-25 schema not found at {SCHEMA_PATH}")
+    _specs.need(SCHEMA)
 
     def check(name: str, value: Any) -> None:
         errors = sorted(_validator(name).iter_errors(value), key=lambda e: list(e.path))

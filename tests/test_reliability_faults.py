@@ -287,7 +287,13 @@ async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
     with socket.socket() as probe:  # a free port, nobody listening on it yet
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    server = A2AServer(make_card(push=True), agent, push_retries=40, push_backoff=0.05)
+    server = A2AServer(
+        make_card(push=True),
+        agent,
+        push_retries=40,
+        push_backoff=0.05,
+        allow_private_webhooks=True,  # the webhook is on loopback
+    )
     receiver = PushReceiver(token="push-tok")
     config = TaskPushNotificationConfig(url=f"http://127.0.0.1:{port}/hook", token="push-tok")
     async with in_process(server) as http:

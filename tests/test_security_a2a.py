@@ -55,7 +55,12 @@ class GatedAgent:
 
 def make_server(agent: GatedAgent, **options: Any) -> A2AServer:
     return A2AServer(
-        make_card(push=True), agent, auth=BearerAuth(verify), push_retries=1, **options
+        make_card(push=True),
+        agent,
+        auth=BearerAuth(verify),
+        push_retries=1,
+        allow_private_webhooks=True,  # the push configs here name loopback
+        **options,
     )
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_fixtures.wire import SPEC_DIR, connected
+from acp_fixtures.wire import connected, requires_acp_schema
 
 from acp_layer import Agent, LocalClient
 from acp_layer import schema as s
@@ -28,7 +28,7 @@ from jsonrpc_core import JsonRpcError
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 SECRET = "TOP-SECRET-4c1d9e"

@@ -149,6 +149,7 @@ async def a2a_stack() -> AsyncIterator[tuple[httpx.AsyncClient, Tokens, Recordin
         agent,
         auth=BearerAuth(verifier, resource_metadata_url=METADATA),
         extended_card=extended,
+        allow_private_webhooks=True,  # the push config below names loopback
     )
     async with server.running():
         transport = StreamingASGITransport(server.asgi_app())
@@ -165,7 +166,7 @@ def a2a_calls(task_id: str) -> list[tuple[str, str, dict[str, Any] | None, dict[
     v1 = {"A2A-Version": "1.0"}
     sse = {**v1, "accept": "text/event-stream"}
     send = {"message": message("hello", "m-x")}
-    hook = {"url": "https://example.com/hook", "token": "push-tok"}
+    hook = {"url": "http://127.0.0.1:9/hook", "token": "push-tok"}
     calls: list[tuple[str, str, dict[str, Any] | None, dict[str, str]]] = [
         ("POST", "/", rpc_body("SendMessage", send), v1),
         ("POST", "/", rpc_body("SendStreamingMessage", send), sse),

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from jsonrpc_core import (
+    MERMAID_URL,
     read_trace,
     trace_events,
     trace_to_html,
@@ -152,9 +153,15 @@ def test_html_shows_every_message_and_escapes_them() -> None:
     assert "7 messages between client, server over stdio" in page
 
 
-def test_html_without_network_script() -> None:
-    assert "<script" in trace_to_html(RECORDING)
-    assert "<script" not in trace_to_html(RECORDING, mermaid_url=None)
+def test_html_makes_no_request_unless_a_mermaid_url_is_given(tmp_path: Path) -> None:
+    page = trace_to_html(RECORDING)
+    assert "<script" not in page and MERMAID_URL not in page
+    path = tmp_path / "run.jsonl"
+    path.write_text("\n".join(json.dumps(r) for r in RECORDING) + "\n", encoding="utf-8")
+    written = write_trace_views(path)[1].read_text(encoding="utf-8")
+    assert "<script" not in written and MERMAID_URL not in written
+    opted_in = trace_to_html(RECORDING, mermaid_url=MERMAID_URL)
+    assert "<script" in opted_in and json.dumps(MERMAID_URL) in opted_in
 
 
 def test_html_of_an_empty_recording() -> None:

@@ -164,11 +164,25 @@ def build_card() -> AgentCard:
 
 
 def build_server(
-    *, store_path: Path | None = None, delay: float = 0.05, url: str | None = None
+    *,
+    store_path: Path | None = None,
+    delay: float = 0.05,
+    url: str | None = None,
+    allow_private_webhooks: bool = False,
 ) -> A2AServer:
-    """The coding agent server (JSON-RPC at ``/``, HTTP+JSON at ``/rest``)."""
+    """The coding agent server (JSON-RPC at ``/``, HTTP+JSON at ``/rest``).
+
+    ``allow_private_webhooks`` lets push configs name loopback or private addresses
+    (refused by default), e.g. a demo's receiver on 127.0.0.1.
+    """
     store = SQLiteTaskStore(store_path) if store_path is not None else None
-    return A2AServer(build_card(), CodingAgent(delay=delay), store=store, url=url)
+    return A2AServer(
+        build_card(),
+        CodingAgent(delay=delay),
+        store=store,
+        url=url,
+        allow_private_webhooks=allow_private_webhooks,
+    )
 
 
 async def _serve(server: A2AServer, host: str, port: int) -> None:
@@ -186,6 +200,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--port", type=int, default=9999, help="0 picks a free port")
     parser.add_argument("--store", default=None, help="sqlite:PATH (default: in memory)")
     parser.add_argument("--delay", type=float, default=0.05, help="seconds between chunks")
+    parser.add_argument(
+        "--allow-private-webhooks",
+        action="store_true",
+        help="accept push webhooks on loopback or private addresses (refused by default)",
+    )
     args = parser.parse_args(argv)
     store_path = None
     if args.store:
@@ -195,7 +214,14 @@ def main(argv: list[str] | None = None) -> None:
         store_path = Path(path)
     try:
         anyio.run(
-            _serve, build_server(store_path=store_path, delay=args.delay), args.host, args.port
+            _serve,
+            build_server(
+                store_path=store_path,
+                delay=args.delay,
+                allow_private_webhooks=args.allow_private_webhooks,
+            ),
+            args.host,
+            args.port,
         )
     except KeyboardInterrupt:
         pass

@@ -10,7 +10,9 @@ the artifacts. Three ways of following the task are shown:
 * ``stream``: SendStreamingMessage, events as they happen (SSE);
 * ``poll``: SendMessage with returnImmediately, then GetTask with backoff;
 * ``push``: a webhook this agent serves receives the task's events (token checked,
-  duplicates ignored), and GetTask fetches the result.
+  duplicates ignored), and GetTask fetches the result. The webhook listens on
+  127.0.0.1, which an A2A server refuses by default: the coding agent started here
+  allows private webhook targets; one started apart needs ``--allow-private-webhooks``.
 """
 
 from __future__ import annotations
@@ -146,8 +148,10 @@ async def _main(args: argparse.Namespace) -> None:
 
     from jsonrpc_core import running_server
 
-    async with running_server(build_server(delay=args.delay).asgi_app()) as url:
+    server = build_server(delay=args.delay, allow_private_webhooks=True)
+    async with running_server(server.asgi_app()) as url:
         print(f"(started a coding agent at {url})")
+        print("push: private webhook targets allowed (loopback receivers)")
         await research(url, modes)
 
 

@@ -3,8 +3,9 @@
     python examples/a2a/tck_agent.py --port 9999 [--store sqlite:tasks.db] [--push]
 
 JSON-RPC at the root URL, HTTP+JSON under ``/rest``, the card at
-``/.well-known/agent-card.json`` (streaming declared; push with ``--push``). The
-contract, by messageId prefix:
+``/.well-known/agent-card.json`` (streaming declared; push with ``--push``, which also
+allows private webhook targets: conformance kits run their webhook receivers on
+loopback, which an A2A server refuses by default). The contract, by messageId prefix:
 
 ==============================  ===============================================
 ``tck-complete-task``           completed, status message "Hello from TCK"
@@ -136,12 +137,25 @@ def open_store(spec: str | None) -> TaskStore | None:
     return SQLiteTaskStore(Path(path))
 
 
+PRIVATE_PUSH_NOTICE = "push: private webhook targets allowed (loopback receivers)"
+
+
 def build_server(
     *, store: TaskStore | None = None, push: bool = False, url: str | None = None
 ) -> A2AServer:
-    """The TCK agent server: JSON-RPC at ``/``, HTTP+JSON at ``/rest``."""
+    """The TCK agent server: JSON-RPC at ``/``, HTTP+JSON at ``/rest``.
+
+    With ``push`` it declares push notifications and allows private webhook targets
+    (the kits' receivers listen on loopback).
+    """
     return A2AServer(
-        build_card(push=push), tck_agent, store=store, url=url, rpc_path="/", rest_path="/rest"
+        build_card(push=push),
+        tck_agent,
+        store=store,
+        url=url,
+        rpc_path="/",
+        rest_path="/rest",
+        allow_private_webhooks=push,
     )
 
 
@@ -150,6 +164,8 @@ async def _serve(server: A2AServer, host: str, port: int) -> None:
 
     async with running_server(server.asgi_app(), host=host, port=port) as url:
         print(f"TCK agent listening on {url}", flush=True)
+        if server.push is not None and server.push.allow_private_webhooks:
+            print(PRIVATE_PUSH_NOTICE, flush=True)
         await anyio.sleep_forever()
 
 
@@ -159,7 +175,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=9999, help="0 picks a free port")
     parser.add_argument("--store", default=None, help="sqlite:PATH (default: in memory)")
-    parser.add_argument("--push", action="store_true", help="declare push notifications")
+    parser.add_argument(
+        "--push",
+        action="store_true",
+        help="declare push notifications (and allow private webhook targets)",
+    )
     args = parser.parse_args(argv)
     server = build_server(store=open_store(args.store), push=args.push)
     try:

@@ -8,17 +8,19 @@ import sys
 import webbrowser
 from collections.abc import Callable
 from html import escape
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import anyio
 import anyio.abc
 import anyio.to_thread
 
 from ._errors import AuthorizationResponseError
+from ._redirect import AuthorizationResponse
 
 __all__ = ["LoopbackRedirectHandler"]
 
 _MAX_HEAD = 16 * 1024
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found"}
 _PAGE = (
     "<!doctype html><meta charset=utf-8><title>{title}</title>"
     "<p>{title}. You can close this window.</p>"
@@ -38,6 +40,11 @@ class LoopbackRedirectHandler:
     ``port=0`` picks a free port now, so that ``redirect_uri`` is known before the
     client registers. ``open_browser`` is ``webbrowser.open`` by default (``None``:
     only print the URL). Waits at most ``timeout`` seconds for the user.
+
+    Only a callback carrying the ``state`` of ``authorization_url`` ends the wait
+    (none when the URL has none): any other program on the machine can reach the
+    port, so a callback with another or no ``state`` is answered 400 and the wait
+    goes on (RFC 6749 §10.12, RFC 8252 §8.9).
     """
 
     def __init__(
@@ -60,6 +67,7 @@ class LoopbackRedirectHandler:
     async def __call__(self, authorization_url: str) -> str:
         result: list[str] = []
         done = anyio.Event()
+        expected_state = _state_of(authorization_url)
 
         async def handle(stream: anyio.abc.SocketStream) -> None:
             async with stream:
@@ -67,6 +75,9 @@ class LoopbackRedirectHandler:
                     target = await _read_target(stream)
                     if target is None or urlsplit(target).path != self.path:
                         await _respond(stream, 404, "Not found")
+                        return
+                    if AuthorizationResponse.from_url(target).state != expected_state:
+                        await _respond(stream, 400, "Unexpected authorization response")
                         return
                     await _respond(stream, 200, "Authorization received")
                     if not result:
@@ -89,6 +100,12 @@ class LoopbackRedirectHandler:
         return result[0]
 
 
+def _state_of(authorization_url: str) -> str | None:
+    """The ``state`` query parameter of ``authorization_url``, if it has one."""
+    states = parse_qs(urlsplit(authorization_url).query).get("state")
+    return states[0] if states else None
+
+
 async def _read_target(stream: anyio.abc.SocketStream) -> str | None:
     """The request target of a ``GET`` request, or ``None``."""
     head = b""
@@ -109,7 +126,7 @@ async def _read_target(stream: anyio.abc.SocketStream) -> str | None:
 
 async def _respond(stream: anyio.abc.SocketStream, status: int, title: str) -> None:
     body = _PAGE.format(title=escape(title)).encode()
-    reason = "OK" if status == 200 else "Not Found"
+    reason = _REASONS[status]
     head = (
         f"HTTP/1.1 {status} {reason}\r\ncontent-type: text/html; charset=utf-8\r\n"
         f"content-length: {len(body)}\r\ncache-control: no-store\r\nconnection: close\r\n\r\n"

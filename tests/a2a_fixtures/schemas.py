@@ -1,24 +1,15 @@
-"""Validators for the official A2A JSON schemas (1.0 and 0.3) in shared/specs."""
+"""Validators for the official A2A JSON schemas (1.0 and 0.3), found by tests/_specs.py."""
 
 from __future__ import annotations
 
 import functools
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-SPECS = Path(__file__).parents[3] / "shared" / "specs" / "a2a"
+import _specs
 
 Validate = Callable[[str, Any], None]
-
-
-def _need(path: Path) -> Path:
-    if not path.exists():
-        pytest.skip(f"A2A spec file not found: {path}")
-    return path
 
 
 @functools.lru_cache(maxsize=1)
@@ -28,7 +19,7 @@ def v10() -> Validate:
     import referencing
     import referencing.jsonschema
 
-    defs = json.loads(_need(SPECS / "v1.0" / "a2a.schema.json").read_text())["definitions"]
+    defs = json.loads(_specs.read("a2a/v1.0/a2a.schema.json"))["definitions"]
     resources = []
     for key, schema in defs.items():
         name = key.replace(" ", "")
@@ -51,7 +42,7 @@ def v03() -> Validate:
     """``validate(name, instance)`` against a 0.3 ``a2a.json`` definition."""
     import jsonschema
 
-    doc = json.loads(_need(SPECS / "v0.3" / "a2a.json").read_text())
+    doc = json.loads(_specs.read("a2a/v0.3/a2a.json"))
 
     def validate(name: str, instance: Any) -> None:
         schema = {"$ref": f"#/definitions/{name}", "definitions": doc["definitions"]}
