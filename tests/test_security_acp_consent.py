@@ -19,7 +19,7 @@ from typing import Any
 
 import anyio
 import pytest
-from acp_fixtures.wire import SPEC_DIR, connected
+from acp_fixtures.wire import connected, requires_acp_schema
 
 from acp_layer import Agent, LocalClient, TerminalCommand
 from acp_layer import schema as s
@@ -27,7 +27,7 @@ from jsonrpc_core import JsonRpcError
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not (SPEC_DIR / "schema.json").is_file(), reason="ACP schema missing"),
+    requires_acp_schema,
 ]
 
 INVALID_PARAMS = -32602
