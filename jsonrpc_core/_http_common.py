@@ -141,6 +141,10 @@ class BodyTooLarge(Exception):
     """The request body exceeded the configured limit."""
 
 
+class ClientDisconnected(ConnectionError):
+    """The client went away (or was cut off) before its request body was complete."""
+
+
 async def read_body(receive: ASGIReceive, limit: int) -> bytes:
     """Read the whole request body; raises `BodyTooLarge` past ``limit`` bytes."""
     chunks: list[bytes] = []
@@ -148,7 +152,7 @@ async def read_body(receive: ASGIReceive, limit: int) -> bytes:
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise ConnectionError("client disconnected while sending the body")
+            raise ClientDisconnected("client disconnected while sending the body")
         chunk = message.get("body", b"")
         if chunk:
             size += len(chunk)

@@ -52,6 +52,7 @@ from ._http_common import (
     ASGIScope,
     ASGISend,
     BodyTooLarge,
+    ClientDisconnected,
     HTTPError,
     HTTPRequest,
     HTTPRequestInfo,
@@ -269,6 +270,9 @@ class JsonRpcHTTPApp:
             await self._dispatch(scope, receive, send, info)
         except HTTPError as exc:
             await self._send_http_error(send, exc)
+        except ClientDisconnected:
+            # Gone mid-body (or closed by the server's body deadline): nobody to answer.
+            logger.debug("client left before its request body was complete: %s", info.path)
 
     async def _send_http_error(self, send: ASGISend, exc: HTTPError) -> None:
         body = exc.body
