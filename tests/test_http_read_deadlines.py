@@ -20,7 +20,7 @@ import httpx
 import pytest
 from _connect import http_app
 
-from jsonrpc_core import running_server
+from jsonrpc_core import HTTPRequest, HTTPResponse, Route, _http_common, running_server
 from mcp_layer import MCPServer
 
 pytestmark = pytest.mark.anyio
@@ -237,3 +237,53 @@ def test_served_apps_bound_concurrency_head_size_and_read_times_by_default() -> 
         http_app("http-stateless"), "127.0.0.1", 0, "warning", 10.0, 30.0, http=H11Protocol
     )
     assert config.http is H11Protocol
+
+
+async def echo_route(request: HTTPRequest) -> HTTPResponse:
+    return HTTPResponse(200, request.body)
+
+
+@pytest.mark.parametrize("path", ["/rpc", "/upload"])
+async def test_a_body_trickling_past_its_deadline_gets_408_from_the_app_itself(
+    path: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under any ASGI server (here: none, the app called directly), the app checks the
+    deadline per chunk; the clock is faked, each chunk taking 0.4 s of it."""
+    clock = [0.0]
+    monkeypatch.setattr(_http_common, "_now", lambda: clock[0])
+    app = http_app(
+        "http-stateless", body_timeout=1.0, routes=[Route("/upload", ("POST",), echo_route)]
+    )
+    chunks = 0
+    sent: list[dict[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal chunks
+        chunks += 1
+        clock[0] += 0.4
+        if chunks > MAX_TRICKLE:
+            return {"type": "http.disconnect"}
+        return {"type": "http.request", "body": b" ", "more_body": True}
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": path,
+        "query_string": b"",
+        "client": ("127.0.0.1", 50000),
+        "headers": [
+            (b"host", b"127.0.0.1"),
+            *((k.encode(), v.encode()) for k, v in POST_HEADERS.items()),
+        ],
+    }
+    async with app.running():
+        with anyio.fail_after(BOUND):
+            await app(scope, receive, send)
+    assert sent, f"no answer after {chunks} chunks"
+    start = sent[0]
+    assert start["status"] == 408
+    assert (b"connection", b"close") in start["headers"]
+    assert chunks <= 4  # 1 s of 0.4 s chunks, then no more reads
