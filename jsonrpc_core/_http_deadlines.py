@@ -19,11 +19,11 @@ Rules (what the subclasses rely on in uvicorn >= 0.30; both protocols keep them)
    transport makes uvicorn answer ``http.disconnect`` to the app's ``receive()``.
 2. At most two timers per connection, each armed only while the server waits on the
    client: the head timer from ``connection_made`` (a connection that sends nothing
-   is closed too) and from the first byte of each later head, cancelled once the head
-   is complete; the body timer from the first read that leaves a body incomplete,
-   cancelled once it is complete (answered or not). uvicorn's own keep-alive timer
-   still covers an idle connection between requests. A request read whole in one
-   ``data_received`` (the common case) arms nothing but the keep-alive timer.
+   is closed too) and from the first read that leaves a later head incomplete,
+   cancelled once the head is complete; the body timer from the first read that
+   leaves a body incomplete, cancelled once it is complete (answered or not).
+   uvicorn's own keep-alive timer still covers an idle connection between requests.
+   A request read whole in one ``data_received`` (the common case) arms no timer.
 """
 
 from __future__ import annotations
@@ -140,6 +140,7 @@ def _httptools_class(
         def data_received(self, data: bytes) -> None:
             super().data_received(data)
             if self._in_head:
+                self._arm_head_timer()
                 self._head_bytes += len(data)
                 if self._head_bytes > max_head_size and not self.transport.is_closing():
                     self._cancel_timers()
@@ -156,7 +157,6 @@ def _httptools_class(
             super().on_message_begin()
             self._in_head = self._in_message = True
             self._head_bytes = 0
-            self._arm_head_timer()
 
         def on_headers_complete(self) -> None:
             self._in_head = False
