@@ -9,7 +9,8 @@ is not complete within ``body_timeout`` seconds of its head (answering 408 first
 the app has not started a response), and (httptools, which has no head-size limit of
 its own) answers 431 to a head larger than ``max_head_size`` bytes.
 
-Rules (what the subclasses rely on in uvicorn >= 0.30; both protocols keep them):
+Rules (what the subclasses rely on, read in uvicorn 0.54 for both protocols; h11 also
+has ``conn``, httptools ``pipeline``):
 
 1. The protocol has ``loop``, ``transport``, ``cycle`` (``None`` before the first
    request; then the latest ``RequestResponseCycle``, with ``response_started`` and
