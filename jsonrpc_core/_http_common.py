@@ -7,6 +7,7 @@ Kept free of any protocol: MCP and A2A policies plug in through the hooks of
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -141,14 +142,31 @@ class BodyTooLarge(Exception):
     """The request body exceeded the configured limit."""
 
 
-async def read_body(receive: ASGIReceive, limit: int) -> bytes:
-    """Read the whole request body; raises `BodyTooLarge` past ``limit`` bytes."""
+class ClientDisconnected(ConnectionError):
+    """The client went away (or was cut off) before its request body was complete."""
+
+
+class BodyTooSlow(Exception):
+    """The request body took longer than its deadline to arrive."""
+
+
+_now = time.monotonic
+
+
+async def read_body(receive: ASGIReceive, limit: int, timeout: float | None = None) -> bytes:
+    """Read the whole request body; raises `BodyTooLarge` past ``limit`` bytes and
+    `BodyTooSlow` if a chunk arrives more than ``timeout`` seconds after the read began.
+
+    The deadline is checked per chunk, so it catches a trickling client under any ASGI
+    server; one that stops sending altogether is the server's to cut off (``serve`` and
+    ``running_server`` do, see ``_http_deadlines``)."""
     chunks: list[bytes] = []
     size = 0
+    deadline = None if timeout is None else _now() + timeout
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            raise ConnectionError("client disconnected while sending the body")
+            raise ClientDisconnected("client disconnected while sending the body")
         chunk = message.get("body", b"")
         if chunk:
             size += len(chunk)
@@ -157,6 +175,8 @@ async def read_body(receive: ASGIReceive, limit: int) -> bytes:
             chunks.append(chunk)
         if not message.get("more_body", False):
             return b"".join(chunks) if len(chunks) != 1 else chunks[0]
+        if deadline is not None and _now() > deadline:
+            raise BodyTooSlow
 
 
 async def send_response(

@@ -4,6 +4,15 @@ Rules: extra keyword arguments go to ``uvicorn.Config`` and override the default
 The keep-alive timeout defaults to `KEEP_ALIVE_TIMEOUT`, above the 5 s for which httpx
 (and most client pools) keep an idle connection: with equal timeouts a client can
 reuse a connection at the moment the server closes it, and the request fails.
+
+Every connection is bounded in time and size by default: its request head must arrive
+within ``header_timeout`` seconds (`HEADER_TIMEOUT`) and be at most `MAX_HEAD_SIZE`
+bytes, its body within ``body_timeout`` seconds more (`BODY_TIMEOUT`; a slow body gets
+408), or the connection is closed: uvicorn protocol subclasses, see ``_http_deadlines``.
+At most `LIMIT_CONCURRENCY` connections and requests are served at once; past that,
+new requests get 503. ``header_timeout=None`` or ``body_timeout=None`` relaxes that
+deadline to an hour; naming a uvicorn protocol class as ``http=`` turns both off (only
+uvicorn's ``"auto"``, ``"httptools"`` and ``"h11"`` protocols get them).
 """
 
 from __future__ import annotations
@@ -18,14 +27,29 @@ import anyio
 import anyio.to_thread
 
 from ._http_common import ASGIApp
+from ._http_deadlines import BODY_TIMEOUT, HEADER_TIMEOUT, MAX_HEAD_SIZE, deadline_protocol
 
-__all__ = ["KEEP_ALIVE_TIMEOUT", "running_server", "serve"]
+__all__ = ["KEEP_ALIVE_TIMEOUT", "LIMIT_CONCURRENCY", "running_server", "serve"]
 
 KEEP_ALIVE_TIMEOUT = 75.0
 """Seconds an idle HTTP connection stays open on the server (uvicorn's default is 5)."""
 
+_NO_DEADLINE = 3600.0
+"""A deadline turned off: still an hour, so no connection is held for ever."""
 
-def _config(app: ASGIApp, host: str, port: int, log_level: str, **kwargs: Any) -> Any:
+LIMIT_CONCURRENCY = 1000
+"""Connections (or running requests) past which uvicorn answers new requests with 503."""
+
+
+def _config(
+    app: ASGIApp,
+    host: str,
+    port: int,
+    log_level: str,
+    header_timeout: float | None,
+    body_timeout: float | None,
+    **kwargs: Any,
+) -> Any:
     import uvicorn
 
     options: dict[str, Any] = {
@@ -33,8 +57,20 @@ def _config(app: ASGIApp, host: str, port: int, log_level: str, **kwargs: Any) -
         "ws": "none",
         "timeout_graceful_shutdown": 2,
         "timeout_keep_alive": KEEP_ALIVE_TIMEOUT,
+        "limit_concurrency": LIMIT_CONCURRENCY,
+        "h11_max_incomplete_event_size": MAX_HEAD_SIZE,
+        "http": "auto",
     }
     options.update(kwargs)
+    http = options["http"]
+    if http in ("auto", "httptools", "h11"):
+        max_head = options["h11_max_incomplete_event_size"] or MAX_HEAD_SIZE
+        options["http"] = deadline_protocol(
+            http,
+            _NO_DEADLINE if header_timeout is None else header_timeout,
+            _NO_DEADLINE if body_timeout is None else body_timeout,
+            max_head,
+        )
     return uvicorn.Config(app, host=host, port=port, log_level=log_level, **options)
 
 
@@ -44,14 +80,20 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
     log_level: str = "warning",
+    header_timeout: float | None = HEADER_TIMEOUT,
+    body_timeout: float | None = BODY_TIMEOUT,
     **uvicorn_options: Any,
 ) -> None:
     """Serve ``app`` until interrupted (blocking; uvicorn runs its own event loop).
 
-    ``uvicorn_options`` go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``)."""
+    A connection whose request head takes longer than ``header_timeout`` seconds, or
+    its body ``body_timeout`` seconds more, is closed (a slow body is answered 408).
+    ``uvicorn_options`` go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``,
+    ``limit_concurrency``)."""
     import uvicorn
 
-    uvicorn.Server(_config(app, host, port, log_level, **uvicorn_options)).run()
+    config = _config(app, host, port, log_level, header_timeout, body_timeout, **uvicorn_options)
+    uvicorn.Server(config).run()
 
 
 @contextmanager
@@ -76,19 +118,26 @@ async def running_server(
     port: int = 0,
     log_level: str = "warning",
     startup_timeout: float = 20.0,
+    header_timeout: float | None = HEADER_TIMEOUT,
+    body_timeout: float | None = BODY_TIMEOUT,
     **uvicorn_options: Any,
 ) -> AsyncIterator[str]:
     """Run ``app`` under uvicorn in a background thread; yield its base URL.
 
     Works from asyncio and trio alike (uvicorn keeps its own loop in the thread).
-    ``port=0`` picks a free port. The server is stopped on exit. ``uvicorn_options``
-    go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``).
+    ``port=0`` picks a free port. The server is stopped on exit. A connection whose
+    request head takes longer than ``header_timeout`` seconds, or its body
+    ``body_timeout`` seconds more, is closed (a slow body is answered 408).
+    ``uvicorn_options`` go to ``uvicorn.Config`` (e.g. ``timeout_keep_alive``).
     """
     import uvicorn
 
     with _bound_socket(host, port) as sock:
         bound_port = sock.getsockname()[1]
-        server = uvicorn.Server(_config(app, host, bound_port, log_level, **uvicorn_options))
+        config = _config(
+            app, host, bound_port, log_level, header_timeout, body_timeout, **uvicorn_options
+        )
+        server = uvicorn.Server(config)
         failure: list[BaseException] = []
 
         def run() -> None:

@@ -52,6 +52,8 @@ from ._http_common import (
     ASGIScope,
     ASGISend,
     BodyTooLarge,
+    BodyTooSlow,
+    ClientDisconnected,
     HTTPError,
     HTTPRequest,
     HTTPRequestInfo,
@@ -65,6 +67,7 @@ from ._http_common import (
     scope_query,
     send_response,
 )
+from ._http_deadlines import BODY_TIMEOUT
 from ._http_security import BearerAuth, OriginPolicy, without_credentials
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
@@ -123,6 +126,9 @@ class HTTPServerOptions:
     protocols that map error codes to statuses.
     ``response_headers`` adds headers to the answer of each POST that carries a
     request, computed after ``validate`` (A2A echoes its activated extensions).
+    A request body must arrive within ``body_timeout`` seconds, or it is answered 408
+    and the connection closed (checked per chunk; ``serve`` and ``running_server`` also
+    cut off a client that stops sending, with the same default).
     """
 
     path: str = "/mcp"
@@ -149,6 +155,7 @@ class HTTPServerOptions:
     session_header_on: Literal["start", "all"] = "start"
     error_status: ErrorStatusHook | None = None
     sse_defer_timeout: float = 10.0
+    body_timeout: float | None = BODY_TIMEOUT
 
 
 class JsonRpcHTTPApp:
@@ -269,6 +276,9 @@ class JsonRpcHTTPApp:
             await self._dispatch(scope, receive, send, info)
         except HTTPError as exc:
             await self._send_http_error(send, exc)
+        except ClientDisconnected:
+            # Gone mid-body (or closed by the server's body deadline): nobody to answer.
+            logger.debug("client left before its request body was complete: %s", info.path)
 
     async def _send_http_error(self, send: ASGISend, exc: HTTPError) -> None:
         body = exc.body
@@ -345,11 +355,13 @@ class JsonRpcHTTPApp:
         if length is not None and length.isdigit() and int(length) > self.options.max_body_size:
             raise HTTPError(413, f"Payload Too Large: limit is {self.options.max_body_size} bytes")
         try:
-            body = await read_body(receive, self.options.max_body_size)
+            body = await read_body(receive, self.options.max_body_size, self.options.body_timeout)
         except BodyTooLarge:
             raise HTTPError(
                 413, f"Payload Too Large: limit is {self.options.max_body_size} bytes"
             ) from None
+        except BodyTooSlow:
+            raise self._too_slow() from None
         payload = parse(body)
         if isinstance(payload, InvalidMessage):
             raise HTTPError(400, payload.error.message, error=payload.error)
@@ -364,6 +376,13 @@ class JsonRpcHTTPApp:
             if invalid and len(invalid) == len(payload):
                 raise HTTPError(400, invalid[0].error.message, error=invalid[0].error)
         return payload
+
+    def _too_slow(self) -> HTTPError:
+        return HTTPError(
+            408,
+            f"Request Timeout: the body took longer than {self.options.body_timeout:g} s",
+            headers={"connection": "close"},
+        )
 
     def _check_post_accept(self, info: HTTPRequestInfo) -> None:
         if not self.options.require_accept:
@@ -1006,9 +1025,11 @@ class JsonRpcHTTPApp:
         info: HTTPRequestInfo,
     ) -> None:
         try:
-            body = await read_body(receive, self.options.max_body_size)
+            body = await read_body(receive, self.options.max_body_size, self.options.body_timeout)
         except BodyTooLarge:
             raise HTTPError(413, "Payload Too Large") from None
+        except BodyTooSlow:
+            raise self._too_slow() from None
         request = HTTPRequest(info.method, info.path, info.headers, info.query, body, params, info)
         response = await route.handler(request)
         if isinstance(response, HTTPResponse):

@@ -9,6 +9,12 @@ Rules:
    is always drained (a full stderr pipe would block the child) and surfaced through
    logging, an optional callback and `StdioProcess.stderr_tail`.
 3. Shutdown is graceful, then firm: close stdin, wait; terminate, wait; kill.
+4. A descriptor the event loop can watch (a pipe, socket or tty) is non-blocking and
+   read or written when ready. One it cannot (epoll refuses regular files and some
+   character devices, such as ``/dev/null``) stays blocking: a regular file is read
+   and written directly (a file never makes a read wait long), any other such device
+   is read in a worker thread; writes to it go straight through (it takes them at
+   once, as ``/dev/null`` does). Its end of input ends the stream as a pipe's does.
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import select
 import stat
 import subprocess
 import sys
@@ -26,6 +33,7 @@ from typing import Any
 
 import anyio
 import anyio.abc
+import anyio.to_thread
 
 from ._bytestream import _PLAIN_RECEIVE, NdjsonStream
 from ._errors import TransportError
@@ -41,13 +49,31 @@ def _is_regular_file(fd: int) -> bool:
     return stat.S_ISREG(os.fstat(fd).st_mode)
 
 
+def _is_watchable(fd: int, events: int) -> bool:
+    """Whether the event loop can watch ``fd`` (rule 4): epoll says so by accepting it.
+    Without epoll (not Linux) every descriptor but a regular file is taken as watchable."""
+    if _is_regular_file(fd):
+        return False
+    epoll = getattr(select, "epoll", None)
+    if epoll is None:  # pragma: no cover - Linux has epoll
+        return True
+    with epoll() as probe:
+        try:
+            probe.register(fd, events)
+        except PermissionError:
+            return False
+    return True
+
+
 class FdReceiveStream(anyio.abc.ByteReceiveStream):
-    """Reads a pipe, tty or file descriptor without a thread (regular files read directly)."""
+    """Reads a pipe, tty or file descriptor without a thread (see rule 4 for the others:
+    regular files are read directly, other unwatchable devices in a worker thread)."""
 
     def __init__(self, fd: int, *, close_fd: bool = False) -> None:
         self._fd = fd
         self._close_fd = close_fd
-        self._pollable = not _is_regular_file(fd)
+        self._pollable = _is_watchable(fd, getattr(select, "EPOLLIN", 1))
+        self._threaded = not self._pollable and not _is_regular_file(fd)
         self._was_blocking = os.get_blocking(fd)
         if self._pollable:
             os.set_blocking(fd, False)
@@ -79,6 +105,15 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
             if self._closed:
                 raise anyio.ClosedResourceError
             return await self._reader.receive(max_bytes)
+        if self._threaded:
+            if self._closed:
+                raise anyio.ClosedResourceError
+            data = await anyio.to_thread.run_sync(
+                os.read, self._fd, max_bytes, abandon_on_cancel=True
+            )
+            if not data:
+                raise anyio.EndOfStream
+            return data
         while True:
             if self._closed:
                 raise anyio.ClosedResourceError
@@ -202,12 +237,12 @@ class _AsyncioFdReader:
 
 
 class FdSendStream(anyio.abc.ByteSendStream):
-    """Writes to a pipe, tty or file descriptor without a thread."""
+    """Writes to a pipe, tty or file descriptor without a thread (rule 4)."""
 
     def __init__(self, fd: int, *, close_fd: bool = False) -> None:
         self._fd = fd
         self._close_fd = close_fd
-        self._pollable = not _is_regular_file(fd)
+        self._pollable = _is_watchable(fd, getattr(select, "EPOLLOUT", 4))
         self._was_blocking = os.get_blocking(fd)
         if self._pollable:
             os.set_blocking(fd, False)
