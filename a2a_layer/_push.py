@@ -45,7 +45,7 @@ import anyio
 import anyio.to_thread
 import pydantic
 
-from jsonrpc_core import InvalidParams
+from jsonrpc_core import BodyTooLarge, ClientDisconnected, InvalidParams, read_body
 
 from ._executor import new_id
 from ._store import TaskStore, public_tenant
@@ -71,6 +71,8 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 """The header carrying a push config's token (the name the official SDKs use)."""
 
 _RETRY_STATUSES = frozenset({408, 425, 429})
+_MAX_BODY = 16 * 1024 * 1024
+"""Bytes a webhook request body may have (`PushReceiver`; past it: 413)."""
 
 
 DEFAULT_MAX_CONFIGS_PER_TASK = 10
@@ -438,15 +440,13 @@ class PushReceiver:
         if scope["method"] != "POST":
             await _respond(send, 405, b"POST only")
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if len(body) > 16 * 1024 * 1024:
-                await _respond(send, 413, b"too large")
-                return
-            if not message.get("more_body", False):
-                break
+        try:
+            body = await read_body(receive, _MAX_BODY)
+        except BodyTooLarge:
+            await _respond(send, 413, b"too large")
+            return
+        except ClientDisconnected:
+            return  # a body cut off is no event: nothing to answer, nothing delivered
         headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
         try:
             event = self.accept(headers, body)

@@ -162,6 +162,44 @@ async def test_receiver_refuses_forged_tokens_and_keeps_going() -> None:
             break
 
 
+async def test_receiver_drops_a_body_cut_off_by_a_disconnect_and_answers_nothing() -> None:
+    receiver = PushReceiver(token="right")
+    body = StreamResponse.model_validate(
+        {
+            "statusUpdate": {
+                "taskId": "t",
+                "contextId": "c",
+                "status": {"state": "TASK_STATE_WORKING"},
+            }
+        }
+    ).model_dump_json(by_alias=True, exclude_none=True)
+    # The whole event but for its last byte, then the client goes away.
+    messages: list[dict[str, Any]] = [
+        {"type": "http.request", "body": body[:-1].encode(), "more_body": True},
+        {"type": "http.disconnect"},
+    ]
+    sent: list[MutableMapping[str, Any]] = []
+
+    async def receive() -> dict[str, Any]:
+        return messages.pop(0)
+
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(message)
+
+    scope = {
+        "type": "http",
+        "method": "POST",
+        "path": "/hook",
+        "headers": [(TOKEN_HEADER.lower().encode(), b"right")],
+    }
+    with anyio.fail_after(5):
+        await receiver(scope, receive, send)
+    assert sent == [] and receiver.duplicates == 0
+    with anyio.move_on_after(0):
+        async for _ in receiver.events():
+            pytest.fail("a cut-off body was taken as an event")
+
+
 async def test_private_webhooks_are_refused_unless_allowed() -> None:
     for url in (
         "http://127.0.0.1:9/h",
