@@ -8,14 +8,19 @@ from __future__ import annotations
 import json
 import math
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+import subprocess
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from _trickle import MODES, TrickleServer, response, trickling
 from a2a_fixtures.harness import make_card
+from anyio.from_thread import start_blocking_portal
 
 from a2a_layer import A2AClient
 from a2a_layer.types import AgentInterface
@@ -233,3 +238,93 @@ async def test_mcp_sse_call_tool_ends_at_its_deadline(mode: str) -> None:
         async with connect(server.url + "/sse", sse=True, timeout=TIMEOUT) as session:
             async with deadline_case(server, f"MCP HTTP+SSE call_tool {mode}"):
                 await session.call_tool("slow", {})
+
+
+# -- the CLI -----------------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@contextmanager
+def trickling_in_thread(mode: str, answer: Any = None) -> Iterator[tuple[TrickleServer, Any]]:
+    """A `TrickleServer` on its own event loop (the CLI runs its own): (server, portal)."""
+    with start_blocking_portal() as portal:
+        with portal.wrap_async_context_manager(trickling(mode, answer=answer)) as server:
+            yield server, portal
+
+
+async def _closed(server: TrickleServer) -> None:
+    with anyio.fail_after(5):
+        await server.trickles_closed.wait()
+
+
+def run_cli_bounded(*argv: str) -> tuple[int, str, float]:
+    """``python -m rpcweave ARGV`` (stopped after `BOUND` + 20 s): status, stderr, seconds."""
+    start = time.monotonic()
+    done = subprocess.run(
+        [sys.executable, "-m", "rpcweave", *argv],
+        capture_output=True,
+        text=True,
+        timeout=BOUND + 20,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    return done.returncode, done.stderr, time.monotonic() - start
+
+
+def _assert_timeout_line(err: str, url: str) -> None:
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert "Traceback" not in err, err
+    assert lines == [f"rpcweave: error: no answer from {url} within 1 s (--timeout)"], err
+
+
+@pytest.mark.parametrize("step", ["initialize", "tools/call"])
+def test_cli_mcp_call_ends_at_its_timeout(step: str) -> None:
+    with trickling_in_thread("body", _mcp_answer(step)) as (server, portal):
+        url = server.url + "/mcp"
+        code, err, seconds = run_cli_bounded("mcp", "call", url, "slow", "--timeout", "1")
+        print(f"rpcweave mcp call ({step} trickled): {seconds:.2f} s")
+        assert code == 1
+        _assert_timeout_line(err, url)
+        portal.call(_closed, server)
+
+
+def test_cli_mcp_sse_ends_at_its_timeout() -> None:
+    with trickling_in_thread("head", _sse_answer("GET")) as (server, portal):
+        url = server.url + "/sse"
+        code, err, seconds = run_cli_bounded("mcp", "tools", url, "--sse", "--timeout", "1")
+        print(f"rpcweave mcp tools --sse (GET trickled): {seconds:.2f} s")
+        assert code == 1
+        _assert_timeout_line(err, url)
+        portal.call(_closed, server)
+
+
+def _a2a_answer(trickle: str) -> Any:
+    """The card (a JSON-RPC interface here) unless ``trickle`` is "card"; SendMessage
+    trickles."""
+
+    async def answer(server: TrickleServer, head: bytes, body: bytes) -> bytes | None:
+        if head.startswith(b"GET") and trickle != "card":
+            card = _card(server.url, "JSONRPC").model_dump_json(by_alias=True, exclude_none=True)
+            return response(200, card.encode())
+        return None
+
+    return answer
+
+
+@pytest.mark.parametrize("trickle", ["card", "send"])
+def test_cli_a2a_send_ends_at_its_timeout(trickle: str) -> None:
+    with trickling_in_thread("continue", _a2a_answer(trickle)) as (server, portal):
+        code, err, seconds = run_cli_bounded("a2a", "send", server.url, "hi", "--timeout", "1")
+        print(f"rpcweave a2a send ({trickle} trickled): {seconds:.2f} s")
+        assert code == 1
+        _assert_timeout_line(err, server.url)
+        portal.call(_closed, server)
+
+
+def test_cli_timeout_defaults_to_60_seconds() -> None:
+    from rpcweave.__main__ import build_parser
+
+    parser = build_parser()
+    for argv in (["mcp", "tools", "http://x"], ["a2a", "card", "http://x"]):
+        assert parser.parse_args(argv).timeout == 60.0
