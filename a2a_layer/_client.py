@@ -18,7 +18,9 @@ Rules:
    re-subscribes (SubscribeToTask), with backoff, at most ``max_reconnects`` times in a
    row; the events it yields stay in order (a snapshot `Task` marks each resumption).
 3. Errors are the agent's (`TaskNotFound`, ...: `A2A_ERRORS` classes);
-   `jsonrpc_core.TransportError` when the agent cannot be reached.
+   `jsonrpc_core.TransportError` when the agent cannot be reached;
+   `jsonrpc_core.RequestTimeout` when a call is not answered within ``timeout`` (a
+   stream: its first event), however slowly the agent sends.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import anyio
 import httpx
 
 from jsonrpc_core import ConnectionClosed, TransportError, WireTap
+from jsonrpc_core._deadline import Deadline
 from jsonrpc_core._http1 import new_async_client
 
 from ._card import resolve_card
@@ -160,6 +163,16 @@ class A2AClient:
     `httpx.Auth` (`BearerToken`, or your own), ``headers`` go on every request, and
     ``extensions`` are announced in ``A2A-Extensions``. ``tap`` records the JSON-RPC
     traffic (the HTTP+JSON binding is not JSON-RPC and is not recorded).
+
+    ``timeout`` is each call's total deadline, however slowly the agent sends: a call
+    (`send`, `get_task`, ...) from its first byte sent to its answer's last byte read;
+    `stream` and `subscribe` until their first event (and each resumption until its
+    first), after which a stream lasts as long as its task, each wait for bytes bounded
+    by ``read_timeout``; `connect` bounds the card's fetch by it too. Past it the call
+    raises `jsonrpc_core.RequestTimeout` and its connection is closed. ``None``: no
+    total deadline (httpx's per-phase timeouts still apply). A blocking `send` to an
+    agent that works longer than ``timeout`` needs a larger one, or
+    ``return_immediately=True`` and `wait`.
     """
 
     def __init__(
@@ -172,7 +185,7 @@ class A2AClient:
         extensions: Sequence[str] = (),
         bindings: Sequence[str] = _BINDINGS,
         versions: Sequence[str] = _VERSIONS,
-        timeout: float = 30.0,
+        timeout: float | None = 30.0,
         read_timeout: float = 300.0,
         tap: WireTap | None = None,
     ) -> None:
@@ -192,7 +205,7 @@ class A2AClient:
         self.transport: ClientTransport
         if self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
             self.transport = RestClientTransport(
-                self.http, self.interface.url, headers=base_headers
+                self.http, self.interface.url, headers=base_headers, timeout=timeout
             )
         else:
             self.transport = JsonRpcClientTransport(
@@ -201,6 +214,7 @@ class A2AClient:
                 protocol_version=self.protocol_version,
                 headers=base_headers,
                 tap=tap,
+                timeout=timeout,
             )
 
     @classmethod
@@ -215,13 +229,14 @@ class A2AClient:
         card_path: str | None = None,
         **options: Any,
     ) -> AsyncIterator[A2AClient]:
-        """Resolve the agent card at ``base_url`` and open a client on it (rule 1)."""
+        """Resolve the agent card at ``base_url`` and open a client on it (rule 1); the
+        card's fetch is bounded by the ``timeout`` option too."""
         owned = http is None
-        http = http or new_async_client(
-            auth=auth, timeout=httpx.Timeout(options.get("timeout", 30.0), read=300.0)
-        )
+        timeout = options.get("timeout", 30.0)
+        http = http or new_async_client(auth=auth, timeout=httpx.Timeout(timeout, read=300.0))
         try:
-            card = await resolve_card(http, base_url, headers=headers, path=card_path)
+            with Deadline(timeout, base_url, "agent card"):
+                card = await resolve_card(http, base_url, headers=headers, path=card_path)
             client = cls(card, http=http, auth=auth, headers=headers, **options)
             client._owns_http = owned
             async with client:

@@ -2,7 +2,10 @@
 
 Each transport turns a 1.0 method name and its params model into a call and gives back
 the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
-error as its `A2A_ERRORS` class. The JSON-RPC one makes each call with
+error as its `A2A_ERRORS` class. ``timeout`` is each call's total deadline, however
+slowly the agent sends: a call's whole exchange, a stream's until its first event;
+`jsonrpc_core.RequestTimeout` when it passes (the response is closed, its connection
+not reused). The JSON-RPC one makes each call with
 `jsonrpc_core.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task,
 recorded by the caller when there is a `WireTap`; 0.3 calls go through the ``_compat03``
 bridge). The HTTP+JSON one maps calls to routes with ``_http_binding``.
@@ -24,6 +27,7 @@ from jsonrpc_core import (
     TransportError,
     WireTap,
 )
+from jsonrpc_core._deadline import Deadline
 from jsonrpc_core._http_caller import HTTPCaller
 
 from ._compat03 import params_to_v03, result_from_v03
@@ -82,6 +86,7 @@ class JsonRpcClientTransport(ClientTransport):
         protocol_version: str = "1.0",
         headers: Mapping[str, str] | None = None,
         tap: WireTap | None = None,
+        timeout: float | None = None,
     ) -> None:
         self.protocol_version = protocol_version
         self.url = url
@@ -97,6 +102,7 @@ class JsonRpcClientTransport(ClientTransport):
             local="client",
             remote="agent",
             transport="http",
+            timeout=timeout,
         )
 
     async def aclose(self) -> None:
@@ -126,9 +132,15 @@ class RestClientTransport(ClientTransport):
     """The HTTP+JSON binding (spec 11), A2A 1.0."""
 
     def __init__(
-        self, client: httpx.AsyncClient, url: str, *, headers: Mapping[str, str] | None = None
+        self,
+        client: httpx.AsyncClient,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        timeout: float | None = None,
     ) -> None:
         self._client = client
+        self.timeout = timeout
         self.url = url.rstrip("/")
         self.headers = {**dict(headers or {}), "A2A-Version": "1.0"}
 
@@ -148,6 +160,12 @@ class RestClientTransport(ClientTransport):
         )
 
     async def call(self, method: str, params: A2AModel) -> Any:
+        if self.timeout is None:
+            return await self._call(method, params)
+        with Deadline(self.timeout, self.url, method):
+            return await self._call(method, params)
+
+    async def _call(self, method: str, params: A2AModel) -> Any:
         request = self._request(method, params, "application/a2a+json, application/json")
         try:
             response = await self._client.send(request)
@@ -160,21 +178,31 @@ class RestClientTransport(ClientTransport):
 
     async def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
         request = self._request(method, params, "text/event-stream")
+        deadline = Deadline(self.timeout, self.url, method)  # lifted at the first event
         try:
-            response = await self._client.send(request, stream=True)
+            with deadline:
+                response = await self._client.send(request, stream=True)
         except httpx.HTTPError as exc:
             raise TransportError(f"{request.method} {request.url} failed: {exc!r}") from exc
         try:
             if response.status_code >= 400:
-                raise _http_error(response.status_code, _json_or_none(await response.aread()))
+                with deadline:
+                    body = await response.aread()
+                raise _http_error(response.status_code, _json_or_none(body))
             decoder = SSEDecoder()
+            chunks = response.aiter_bytes()
             try:
-                async for chunk in response.aiter_bytes():
+                while True:
+                    with deadline:
+                        chunk = await anext(chunks, None)
+                    if chunk is None:
+                        break
                     for event in decoder.feed(chunk):
                         if not event.data:
                             continue
                         if event.event == "error":
                             raise error_from_http(500, _json_or_none(event.data.encode()))
+                        deadline.lift()
                         yield StreamResponse.model_validate_json(event.data)
             except httpx.HTTPError:
                 return  # the connection dropped: the stream just ends

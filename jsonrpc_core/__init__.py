@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ._bytestream import NdjsonStream
     from ._context import RequestContext
+    from ._deadline import Deadline
     from ._errors import (
         STANDARD_ERRORS,
         ConnectionClosed,
@@ -117,6 +118,7 @@ _LAZY: dict[str, str] = {
     "NdjsonStream": "_bytestream",
     "RequestContext": "_context",
     "ConnectionClosed": "_errors",
+    "Deadline": "_deadline",
     "ErrorTable": "_errors",
     "InternalError": "_errors",
     "InvalidParams": "_errors",
@@ -257,6 +259,7 @@ __all__ = [
     "CancelHook",
     "ClientDisconnected",
     "ConnectionClosed",
+    "Deadline",
     "ErrorResponse",
     "ErrorTable",
     "EventStore",

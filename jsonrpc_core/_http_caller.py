@@ -22,6 +22,7 @@ import httpx
 import pydantic
 import pydantic_core
 
+from ._deadline import Deadline
 from ._errors import (
     STANDARD_ERRORS,
     ConnectionClosed,
@@ -52,11 +53,18 @@ class HTTPCaller:
     received errors are built with ``errors`` (a layer's `ErrorTable`). Calls may run
     concurrently; ids are unique per caller. The caller does not own ``client``.
 
+    ``timeout`` is each call's total deadline, however slowly the server sends (the
+    client's own httpx timeouts still bound each phase and each wait for bytes):
+    `call` from sending the request to reading its answer's last byte, `stream` until
+    its first result (the rest of a stream runs as long as the server sends it; close
+    the generator to leave). When it passes, `RequestTimeout` is raised and the
+    response is closed (its connection is not reused). ``None``: no total deadline.
+
     Errors raised: the server's `JsonRpcError` (``received`` set when it answered a
     call), `HTTPStatusError` for an HTTP error status whose body is not the call's
     JSON-RPC error, `TransportError` when the server cannot be reached or answers
-    without the response, `ConnectionClosed` after `close`, and `SSEError` for an
-    event stream over the limits of `SSEDecoder`.
+    without the response, `RequestTimeout` at the deadline, `ConnectionClosed` after
+    `close`, and `SSEError` for an event stream over the limits of `SSEDecoder`.
 
     With ``tap``, each request is recorded as sent and each JSON-RPC message read from
     an answer (every event of a stream; not an invalid one, nor an HTTP error status's
@@ -77,8 +85,10 @@ class HTTPCaller:
         local: str = "client",
         remote: str = "server",
         transport: str = "http",
+        timeout: float | None = None,
     ) -> None:
         self.url = url
+        self.timeout = timeout
         self.errors = errors
         self.max_event_size = max_event_size
         self.closed = False
@@ -106,8 +116,15 @@ class HTTPCaller:
 
         ``validate`` takes the result as parsed JSON and raises
         `pydantic.ValidationError` when it does not fit (then `ResultValidationError`
-        is raised), e.g. a result model's ``validate_python``.
+        is raised), e.g. a result model's ``validate_python``. The whole call is bounded
+        by ``timeout``.
         """
+        if self.timeout is None:
+            return await self._call(method, params, validate)
+        with Deadline(self.timeout, self.url, method):
+            return await self._call(method, params, validate)
+
+    async def _call(self, method: str, params: Any, validate: Callable[[Any], Any] | None) -> Any:
         request_id, response = await self._post(method, params)
         answer: Response | ErrorResponse | None = None
         try:
@@ -166,11 +183,15 @@ class HTTPCaller:
         one); an error response raises. Closing the generator closes the response.
         An answer that ends without any response, or with a bare ``retry`` after an
         event id (a reconnection this caller does not make), raises `TransportError`.
+        ``timeout`` bounds the call until its first result.
         """
-        request_id, response = await self._post(method, params)
+        deadline = Deadline(self.timeout, self.url, method)
+        with deadline:
+            request_id, response = await self._post(method, params)
         try:
             if not self._is_sse(response):
-                body = await self._body(response)
+                with deadline:
+                    body = await self._body(response)
                 answer = _answer_in(self._parsed(body), request_id)
                 if answer is None:
                     raise TransportError(f"{self.url} answered {method} without its response")
@@ -185,7 +206,8 @@ class HTTPCaller:
             chunks = response.aiter_bytes()
             while True:
                 try:
-                    chunk = await anext(chunks)
+                    with deadline:  # lifted at the first result
+                        chunk = await anext(chunks)
                 except StopAsyncIteration:
                     break
                 except (httpx.HTTPError, anyio.BrokenResourceError) as exc:
@@ -194,12 +216,14 @@ class HTTPCaller:
                     result = _NOT_PLAIN if tapped else _plain_result(data, request_id)
                     if result is not _NOT_PLAIN:
                         answered = True
+                        deadline.lift()
                         yield result if validate is None else validate(result)
                         continue
                     answer = _answer_in(self._parsed(data), request_id)
                     if answer is None:
                         continue
                     answered = True
+                    deadline.lift()
                     if isinstance(answer, ErrorResponse):
                         raise self._received_error(answer.error)
                     yield answer.result if validate is None else validate(answer.result)

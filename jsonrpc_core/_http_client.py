@@ -19,6 +19,14 @@ Rules:
    times; when it cannot, only the calls of that stream fail (with `StreamEnd`
    carrying the error).
 3. Nothing is ever delivered twice: events already seen are skipped by id.
+4. ``timeout`` is also a total deadline (`Deadline`), however slowly the server sends:
+   on the whole of each POST that carries no request (notifications, responses) and
+   of each HTTP+SSE POST (its answers come on the event stream), on the HTTP+SSE event
+   stream until its ``endpoint`` event, and on each GET that opens or resumes a stream
+   until its head. A Streamable HTTP POST carrying a request is bounded by the deadline
+   of its caller (`Peer.request`'s ``timeout``, which covers the send too): a tool may
+   rightly take long to answer. Past it `RequestTimeout` is raised and the response is
+   closed (its connection is not reused).
 """
 
 from __future__ import annotations
@@ -33,7 +41,8 @@ import anyio
 import httpx
 from anyio.abc import TaskGroup
 
-from ._errors import JsonRpcError, TransportError
+from ._deadline import Deadline
+from ._errors import JsonRpcError, RequestTimeout, TransportError
 from ._http1 import new_async_client
 from ._http_common import accepts
 from ._sse import SSEDecoder
@@ -104,6 +113,7 @@ class _Base:
             self._url = url  # each request raises it, as before
         self.headers: dict[str, str] = dict(headers or {})
         self._auth = auth
+        self.timeout = timeout  # the total deadline of an exchange (module rule 4)
         self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
         self._client = client
         self._owns_client = client is None
@@ -329,12 +339,16 @@ class StreamableHTTPTransport(_Base):
         if self.message_headers is not None:
             headers.update(self.message_headers(payload))
         request = self.client.build_request("POST", self._url, content=body, headers=headers)
+        # Rule 4: a request is bounded by its caller's deadline (`Peer.request`).
+        deadline = Deadline(None if request_ids else self.timeout, self.url, "POST")
         try:
-            response = await self.client.send(request, stream=True, auth=self._auth_arg)
+            with deadline:
+                response = await self.client.send(request, stream=True, auth=self._auth_arg)
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         try:
-            await self._handle_post_response(response, request_ids, inline=inline)
+            with deadline:
+                await self._handle_post_response(response, request_ids, inline=inline)
         except BaseException:
             await response.aclose()
             raise
@@ -510,8 +524,9 @@ class StreamableHTTPTransport(_Base):
         headers["last-event-id"] = last_event_id
         request = self.client.build_request("GET", self._url, headers=headers)
         try:
-            response = await self.client.send(request, stream=True, auth=self._auth_arg)
-        except httpx.HTTPError as exc:
+            with Deadline(self.timeout, self.url, "GET"):
+                response = await self.client.send(request, stream=True, auth=self._auth_arg)
+        except (httpx.HTTPError, RequestTimeout) as exc:
             raise TransportError(f"cannot resume the stream: {exc!r}") from exc
         if response.status_code != 200 or not response.headers.get("content-type", "").startswith(
             "text/event-stream"
@@ -537,8 +552,9 @@ class StreamableHTTPTransport(_Base):
                 headers["last-event-id"] = decoder.last_event_id
             request = self.client.build_request("GET", self._url, headers=headers)
             try:
-                response = await self.client.send(request, stream=True, auth=self._auth_arg)
-            except httpx.HTTPError:
+                with Deadline(self.timeout, self.url, "GET"):
+                    response = await self.client.send(request, stream=True, auth=self._auth_arg)
+            except (httpx.HTTPError, RequestTimeout):
                 if answered is not None:
                     answered.set()  # no server to wait for
                 failures += 1
@@ -594,8 +610,10 @@ class HTTPSSETransport(_Base):
             request = self.client.build_request(
                 "GET", self._url, headers=self._request_headers("text/event-stream")
             )
+            deadline = Deadline(self.timeout, self.url, "endpoint event")
             try:
-                response = await self.client.send(request, stream=True, auth=self._auth_arg)
+                with deadline:
+                    response = await self.client.send(request, stream=True, auth=self._auth_arg)
             except httpx.HTTPError as exc:
                 raise TransportError(f"GET {self.url} failed: {exc!r}") from exc
             if response.status_code != 200:
@@ -603,7 +621,7 @@ class HTTPSSETransport(_Base):
                 raise TransportError(f"GET {self.url}: HTTP {response.status_code}")
             endpoint_known = anyio.Event()
             self._start(self._read_stream, response, endpoint_known)
-            with anyio.fail_after(self._timeout.connect or 30):
+            with deadline:
                 await endpoint_known.wait()
             if self.endpoint is None:
                 raise TransportError(f"{self.url} closed the stream before sending an endpoint")
@@ -653,9 +671,13 @@ class HTTPSSETransport(_Base):
         headers = self._request_headers("application/json, text/event-stream")
         headers["content-type"] = "application/json"
         try:
-            response = await self.client.post(
-                self.endpoint, content=encode_payload(payload), headers=headers, auth=self._auth_arg
-            )
+            with Deadline(self.timeout, self.endpoint, "POST"):  # the answer is on the stream
+                response = await self.client.post(
+                    self.endpoint,
+                    content=encode_payload(payload),
+                    headers=headers,
+                    auth=self._auth_arg,
+                )
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc
         if response.status_code >= 400:

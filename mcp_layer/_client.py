@@ -220,6 +220,13 @@ class ClientSession:
     2026-era results for as long as their ``ttlMs`` says; ``tasks`` declares the tasks
     extension in the 2026 era (a tool call the server turns into a task is polled to
     its end).
+
+    ``request_timeout`` is every request's total deadline (the handshake's too), from
+    its first byte sent to its answer's last byte read, however slowly the server
+    sends; a call's own ``timeout`` replaces it (``math.inf``: none for that call).
+    Past it the call raises `jsonrpc_core.RequestTimeout`, the request is abandoned
+    (module rule 5) and its HTTP response closed. ``None`` (the default for a session
+    built on a stream): no deadline; `connect` over HTTP sets it to its ``timeout``.
     """
 
     def __init__(
@@ -486,7 +493,13 @@ class ClientSession:
         """Check that the server answers (handshake era; 2026-07-28 has no ``ping``)."""
         if self.modern:
             raise LocalError("ping does not exist in MCP 2026-07-28")
-        await self.peer.request(PING, {}, timeout=timeout)
+        await self.peer.request(PING, {}, timeout=self._timeout(timeout))
+
+    def _timeout(self, timeout: float | None) -> float | None:
+        """A call's deadline: its own ``timeout``, else the session's ``request_timeout``
+        (a call's ``None`` used to mean no deadline, which left ``request_timeout``
+        unused by every call that takes a ``timeout``)."""
+        return self.peer.request_timeout if timeout is None else timeout
 
     # -- the 2026-era request path --------------------------------------------------------
 
@@ -530,7 +543,7 @@ class ClientSession:
     ) -> dict[str, Any]:
         params = dict(params)
         params["_meta"] = {**self.envelope(), **params.get("_meta", {})}
-        raw = await self.peer.request(method, params, timeout=timeout)
+        raw = await self.peer.request(method, params, timeout=self._timeout(timeout))
         if not isinstance(raw, dict):
             raise ResultValidationError(f"{method}: the result is not an object")
         return raw
@@ -545,7 +558,7 @@ class ClientSession:
         """Send a request in the session's era; 2026 era: answer input requests, follow
         a task to its end (module rule 3)."""
         if not self.modern:
-            return await self.peer.request(descriptor, params, timeout=timeout)
+            return await self.peer.request(descriptor, params, timeout=self._timeout(timeout))
         method = descriptor.method
         base = dict(params)
         raw = await self._modern_request(method, base, timeout=timeout)

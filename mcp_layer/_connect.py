@@ -48,8 +48,17 @@ async def connect_http(
     client: httpx.AsyncClient | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:
-    """Open a session over Streamable HTTP."""
+    """Open a session over Streamable HTTP.
+
+    ``timeout`` bounds every exchange, however slowly the server sends: each request
+    in all (the handshake's too; it is the session's ``request_timeout`` unless one is
+    given) and each HTTP request the transport makes on its own; past it
+    `jsonrpc_core.RequestTimeout` is raised and the connection closed. A tool that
+    rightly takes longer needs a larger ``timeout`` on its call (``math.inf``: none).
+    """
     from jsonrpc_core import StreamableHTTPTransport
+
+    session_options.setdefault("request_timeout", timeout)
 
     # The standalone GET stream waits for the handshake: like every request after it,
     # it must carry the negotiated MCP-Protocol-Version header.
@@ -57,7 +66,7 @@ async def connect_http(
         url, headers=headers, auth=auth, timeout=timeout, client=client, standalone_stream=False
     ) as stream:
         async with ClientSession(stream, **session_options) as session:
-            await stream.open_standalone_stream()
+            await stream.open_standalone_stream(wait=min(5.0, timeout))
             yield session
 
 
@@ -71,8 +80,11 @@ async def connect_sse(
     client: httpx.AsyncClient | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:
-    """Open a session over the 2024-11-05 HTTP+SSE transport."""
+    """Open a session over the 2024-11-05 HTTP+SSE transport; ``timeout`` bounds every
+    exchange as in `connect_http` (the event stream until its ``endpoint`` event)."""
     from jsonrpc_core import HTTPSSETransport
+
+    session_options.setdefault("request_timeout", timeout)
 
     async with HTTPSSETransport(
         url, headers=headers, auth=auth, timeout=timeout, client=client

@@ -24,7 +24,9 @@ from ._cli_common import (
     HelpFormatter,
     add_common_options,
     error_message,
+    is_timeout,
     resolve_target,
+    timeout_error,
     wait_for_signal,
 )
 from ._render import StatusLine, Style, indent
@@ -78,7 +80,13 @@ def add_parser(commands: Any) -> None:
     send.add_argument("--task-id", metavar="ID", help="continue this task")
     send.add_argument("--context-id", metavar="ID", help="the conversation the message is in")
     send.add_argument("--json", action="store_true", help="print results as JSON")
-    add_common_options(send)
+    add_common_options(
+        send,
+        timeout_help="give up on a call (the card, the send, each poll of --wait, the first "
+        "event of --stream and of each resumption) that is not answered within SECONDS in "
+        "all, however slowly the agent sends; --wait and --stream follow the task for as "
+        "long as it runs (default: %(default)g)",
+    )
     get = sub.add_parser("get", help="show a task", description="Fetch a task and show it.")
     get.add_argument("url", metavar="URL", help="the agent's base URL")
     get.add_argument("task_id", metavar="TASK_ID", help="the task's id")
@@ -228,13 +236,18 @@ async def open_client(url: str, trace: Trace, *, timeout: float) -> AsyncIterato
     import httpx
 
     from a2a_layer import CARD_PATH, A2AClient, CardNotFound, resolve_card
+    from jsonrpc_core import RequestTimeout
+    from jsonrpc_core._deadline import Deadline
     from jsonrpc_core._http1 import new_async_client
 
     base, card_path = _card_location(url)
     async with new_async_client(timeout=httpx.Timeout(timeout, read=300.0)) as http:
         trace.record("client", "agent", {"http": f"GET {card_path or CARD_PATH}"})
         try:
-            card = await resolve_card(http, base, path=card_path)
+            with Deadline(timeout, url, "agent card"):
+                card = await resolve_card(http, base, path=card_path)
+        except RequestTimeout:
+            raise timeout_error(url, timeout) from None
         except CardNotFound:
             raise CLIError(f"no agent card at {url}") from None
         except httpx.HTTPStatusError as exc:
@@ -360,21 +373,30 @@ async def _send(client: A2AClient, args: argparse.Namespace) -> int:
 async def _client_command(args: argparse.Namespace) -> int:
     title = f"rpcweave a2a {args.a2a_command}"
     with Trace(args.trace, verbose=args.verbose, title=title) as trace:
-        async with open_client(args.url, trace, timeout=args.timeout) as client:
-            if args.a2a_command == "card":
-                if args.json:
-                    print(json.dumps(_wire(client.card), indent=2))
-                else:
-                    _print_card(client.card)
-                return 0
-            if args.a2a_command == "get":
-                task = await client.get_task(args.task_id, history_length=args.history)
-                if args.json:
-                    print(json.dumps(_wire(task), indent=2))
-                else:
-                    _print_task(task, history=bool(args.history))
-                return 0
-            return await _send(client, args)
+        try:
+            async with open_client(args.url, trace, timeout=args.timeout) as client:
+                return await _client_step(client, args)
+        except Exception as exc:
+            if not is_timeout(exc):
+                raise
+            raise timeout_error(args.url, args.timeout) from None
+
+
+async def _client_step(client: A2AClient, args: argparse.Namespace) -> int:
+    if args.a2a_command == "card":
+        if args.json:
+            print(json.dumps(_wire(client.card), indent=2))
+        else:
+            _print_card(client.card)
+        return 0
+    if args.a2a_command == "get":
+        task = await client.get_task(args.task_id, history_length=args.history)
+        if args.json:
+            print(json.dumps(_wire(task), indent=2))
+        else:
+            _print_task(task, history=bool(args.history))
+        return 0
+    return await _send(client, args)
 
 
 # -- serving -------------------------------------------------------------------------------

@@ -85,7 +85,12 @@ def add_parser(commands: Any) -> None:
         metavar="DIR",
         help="the session's working directory, the limit of its file access (default: here)",
     )
-    add_common_options(run_parser)
+    add_common_options(
+        run_parser,
+        timeout_help="give up on starting the agent (initialize, session/new) when it does not "
+        "answer within SECONDS (default: %(default)g); prompt turns run for as long as the "
+        "agent works",
+    )
 
 
 def _pick(options: list[acp.PermissionOption], kinds: tuple[str, ...]) -> str | None:

@@ -6,6 +6,9 @@ Rules:
    stderr (the CLI never shows a traceback unless ``RPCWEAVE_DEBUG`` is set).
 2. ``--`` ends the CLI's own arguments: what follows is a command to start (a stdio MCP
    server, an ACP agent). `split_command` takes it off before argparse sees the rest.
+3. ``--timeout SECONDS`` (default `DEFAULT_TIMEOUT`) is the total deadline of each call
+   a client command makes, however slowly the server sends; running out of it is the
+   one line of `timeout_error`.
 """
 
 from __future__ import annotations
@@ -23,16 +26,27 @@ if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 __all__ = [
+    "DEFAULT_TIMEOUT",
     "CLIError",
     "HelpFormatter",
     "add_common_options",
     "error_message",
+    "is_timeout",
     "load_object",
     "parse_assignments",
     "resolve_target",
     "split_command",
+    "timeout_error",
     "wait_for_signal",
 ]
+
+DEFAULT_TIMEOUT = 60.0
+"""``--timeout``'s default: generous for one call."""
+
+_TIMEOUT_HELP = (
+    "give up on a call (connecting, the handshake, each request) that is not answered "
+    "within SECONDS in all, however slowly the server sends (default: %(default)g)"
+)
 
 
 class CLIError(Exception):
@@ -69,9 +83,14 @@ def split_command(argv: Sequence[str]) -> tuple[list[str], list[str]]:
 
 
 def add_common_options(
-    parser: argparse.ArgumentParser, *, timeout: bool = True, verbose: bool = True
+    parser: argparse.ArgumentParser,
+    *,
+    timeout: bool = True,
+    verbose: bool = True,
+    timeout_help: str | None = None,
 ) -> None:
-    """``--trace``, and unless told otherwise ``--verbose`` and ``--timeout``."""
+    """``--trace``, and unless told otherwise ``--verbose`` and ``--timeout`` (whose help
+    ``timeout_help`` replaces)."""
     group = parser.add_argument_group("common options")
     group.add_argument(
         "--trace",
@@ -90,10 +109,20 @@ def add_common_options(
         group.add_argument(
             "--timeout",
             type=float,
-            default=30.0,
+            default=DEFAULT_TIMEOUT,
             metavar="SECONDS",
-            help="give up on a connection or call after SECONDS (default: %(default)g)",
+            help=timeout_help or _TIMEOUT_HELP,
         )
+
+
+def is_timeout(exc: BaseException) -> bool:
+    """Whether ``exc`` (or the one exception inside its groups) is a timeout."""
+    return isinstance(_leaf(exc), TimeoutError)
+
+
+def timeout_error(target: str, timeout: float) -> CLIError:
+    """The one line for a call to ``target`` not answered within ``--timeout`` (rule 3)."""
+    return CLIError(f"no answer from {target} within {timeout:g} s (--timeout)")
 
 
 def parse_assignments(items: Sequence[str]) -> dict[str, Any]:

@@ -21,8 +21,10 @@ from ._cli_common import (
     HelpFormatter,
     add_common_options,
     error_message,
+    is_timeout,
     load_object,
     parse_assignments,
+    timeout_error,
     wait_for_signal,
 )
 from ._render import Style
@@ -152,7 +154,7 @@ def _process_details(process: Any) -> str:
 
 @asynccontextmanager
 async def _session(
-    stream: Any, timeout: float, what: str, process: Any = None
+    stream: Any, timeout: float, what: str, target: str, process: Any = None
 ) -> AsyncIterator[ClientSession]:
     from mcp_layer import ClientSession
 
@@ -162,6 +164,8 @@ async def _session(
     try:
         await session.__aenter__()
     except Exception as exc:
+        if is_timeout(exc) and process is None:
+            raise timeout_error(target, timeout) from None
         details = ""
         if process is not None:
             with anyio.move_on_after(1):
@@ -189,10 +193,11 @@ async def open_session(
             print(f"  [server stderr] {line}", file=sys.stderr, flush=True)
 
     if command:
-        what = f"{' '.join(command)!r} did not start an MCP server"
+        shown = repr(" ".join(command))
+        what = f"{shown} did not start an MCP server"
         async with spawn_stdio(command, on_stderr=on_stderr) as process:
             stream = trace.wrap(process, local="client", remote="server", transport="stdio")
-            async with _session(stream, timeout, what, process) as session:
+            async with _session(stream, timeout, what, shown, process) as session:
                 yield session
         return
     from jsonrpc_core import HTTPSSETransport, StreamableHTTPTransport
@@ -206,10 +211,12 @@ async def open_session(
     try:
         await transport.__aenter__()
     except Exception as exc:
+        if is_timeout(exc):
+            raise timeout_error(args.url, timeout) from None
         raise CLIError(f"{what}: {error_message(exc)}") from None
     try:
         stream = trace.wrap(transport, local="client", remote="server", transport="http")
-        async with _session(stream, timeout, what) as session:
+        async with _session(stream, timeout, what, args.url) as session:
             yield session
     finally:
         await transport.__aexit__(None, None, None)
@@ -358,16 +365,27 @@ async def _client(args: argparse.Namespace, command: list[str]) -> int:
     arguments = parse_assignments(words[1:]) if args.mcp_command == "call" else {}
     title = f"rpcweave mcp {args.mcp_command}"
     with Trace(args.trace, verbose=args.verbose, title=title) as trace:
-        async with open_session(args, command, trace) as session:
-            if args.mcp_command == "tools":
-                return await _tools(session, args)
-            if args.mcp_command == "resources":
-                return await _resources(session, args)
-            if args.mcp_command == "prompts":
-                return await _prompts(session, args)
-            if args.mcp_command == "call":
-                return await _call(session, args, words[0], arguments)
-            return await _read(session, args, words)
+        try:
+            async with open_session(args, command, trace) as session:
+                return await _command(session, args, words, arguments)
+        except Exception as exc:
+            if not is_timeout(exc):
+                raise
+            raise timeout_error(args.url or repr(" ".join(command)), args.timeout) from None
+
+
+async def _command(
+    session: ClientSession, args: argparse.Namespace, words: list[str], arguments: dict[str, Any]
+) -> int:
+    if args.mcp_command == "tools":
+        return await _tools(session, args)
+    if args.mcp_command == "resources":
+        return await _resources(session, args)
+    if args.mcp_command == "prompts":
+        return await _prompts(session, args)
+    if args.mcp_command == "call":
+        return await _call(session, args, words[0], arguments)
+    return await _read(session, args, words)
 
 
 def _load_server(target: str) -> MCPServer:
