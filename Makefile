@@ -16,7 +16,7 @@ $(STAMP): $(PY) pyproject.toml
 setup: $(STAMP)
 
 lint: setup
-	$(VENV)/bin/ruff check $(PACKAGES) tests examples bench scripts
+	$(VENV)/bin/ruff check $(PACKAGES) tests bench scripts
 	$(VENV)/bin/ruff format --check $(PACKAGES)
 
 typecheck: setup
