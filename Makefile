@@ -12,6 +12,7 @@ $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+	@echo "installed into $(VENV): '. $(VENV)/bin/activate' puts rpcweave and python on PATH"
 
 setup: $(STAMP)
 
