@@ -12,11 +12,12 @@ $(STAMP): $(PY) pyproject.toml
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[dev]'
 	touch $(STAMP)
+	@echo "installed into $(VENV): '. $(VENV)/bin/activate' puts rpcweave and python on PATH"
 
 setup: $(STAMP)
 
 lint: setup
-	$(VENV)/bin/ruff check $(PACKAGES) tests examples bench scripts
+	$(VENV)/bin/ruff check $(PACKAGES) tests bench scripts
 	$(VENV)/bin/ruff format --check $(PACKAGES)
 
 typecheck: setup

@@ -27,9 +27,12 @@ __all__ = ["build_parser", "main"]
 
 _EPILOG = """examples:
   rpcweave demo
-  rpcweave mcp tools -- python examples/mcp/file_server.py .
-  rpcweave acp run -- python examples/acp/demo_agent.py
+  rpcweave mcp tools -- python -m rpcweave.examples.mcp.file_server .
+  rpcweave acp run -- python -m rpcweave.examples.acp.demo_agent
   rpcweave a2a card http://127.0.0.1:9999
+  rpcweave example
+
+The example programs are installed with rpcweave (rpcweave example lists them).
 
 Every command takes --trace FILE: the JSON-RPC traffic as JSON Lines, with a Mermaid
 sequence diagram (FILE's .mmd) and a page to open in a browser (FILE's .html) next to it.
@@ -38,7 +41,7 @@ sequence diagram (FILE's .mmd) and a page to open in a browser (FILE's .html) ne
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand."""
-    from . import _cli_a2a, _cli_acp, _cli_mcp
+    from . import _cli_a2a, _cli_acp, _cli_example, _cli_mcp
 
     parser = argparse.ArgumentParser(
         prog="rpcweave",
@@ -51,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     _cli_mcp.add_parser(commands)
     _cli_acp.add_parser(commands)
     _cli_a2a.add_parser(commands)
+    _cli_example.add_parser(commands)
     demo = commands.add_parser(
         "demo",
         help="run the MCP, ACP and A2A flows end to end, printing the wire traffic",
@@ -92,6 +96,12 @@ def _dispatch(args: argparse.Namespace, command: list[str]) -> int:
             quiet=args.quiet,
             only=args.only,
         )
+    if args.command == "example":
+        from . import _cli_example
+
+        if command:
+            raise CLIError("example takes no command after --", status=2)
+        return _cli_example.run(args)
     if args.command == "mcp":
         from . import _cli_mcp
 

@@ -104,11 +104,21 @@ async def _run_flow(flow: Flow, out: Path, shared: JsonLinesSink | None, quiet: 
 
         trace.tap.sinks.append(to_shared)
     started = time.monotonic()
+    failure: str | None = None
     try:
-        with trace, anyio.fail_after(FLOW_TIMEOUT):
+        with anyio.fail_after(FLOW_TIMEOUT):
             summary = await flow.run(context)
     except Exception as exc:
-        return _Outcome(flow, False, error_message(exc), time.monotonic() - started)
+        failure = error_message(exc)
+    finally:
+        # A flow that failed before any message went over the wire leaves no (empty) trace
+        # and prints no "trace:" line; one that failed later is drawn, to show where.
+        if failure is not None and not context.records:
+            trace.discard()
+        else:
+            trace.close()
+    if failure is not None:
+        return _Outcome(flow, False, failure, time.monotonic() - started)
     return _Outcome(flow, True, summary, time.monotonic() - started)
 
 

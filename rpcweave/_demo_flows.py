@@ -31,7 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["EXAMPLES", "DemoContext", "a2a_flow", "acp_flow", "jsonrpc_flow", "mcp_flow"]
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+# Installed with the package (rpcweave/examples/; ``examples/`` in a checkout links here).
+EXAMPLES = Path(__file__).resolve().parent / "examples"
 STEP_TIMEOUT = 20.0
 
 NOTES = (
@@ -81,7 +82,7 @@ class DemoContext:
 def _example(*parts: str) -> Path:
     path = EXAMPLES.joinpath(*parts)
     if not path.is_file():
-        raise DemoFailure(f"{path} is missing (the demo runs from a checkout of rpcweave)")
+        raise DemoFailure(f"{path} is missing (an rpcweave installed without its examples?)")
     return path
 
 
@@ -201,7 +202,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 @asynccontextmanager
 async def coding_agent_process() -> AsyncIterator[str]:
-    """Start ``examples/a2a/coding_agent.py`` on a free port of 127.0.0.1; yield its URL."""
+    """Start the example coding agent on a free port of 127.0.0.1; yield its URL."""
     script = _example("a2a", "coding_agent.py")
     process = await anyio.open_process(
         # The demo's webhook receiver listens on 127.0.0.1: private targets are opt-in.
@@ -249,7 +250,7 @@ async def a2a_flow(ctx: DemoContext) -> str:
     from jsonrpc_core._http1 import new_async_client
 
     research = _load("research_agent", _example("a2a", "research_agent.py"))
-    ctx.say("research agent (examples/a2a/research_agent.py, in this process) starts:")
+    ctx.say("research agent (rpcweave.examples.a2a.research_agent, in this process) starts:")
     ctx.say("  coding_agent.py --port 0 --allow-private-webhooks")
     ctx.say("  push: private webhook targets allowed (loopback receivers)")
     async with coding_agent_process() as url, new_async_client(timeout=STEP_TIMEOUT) as http:

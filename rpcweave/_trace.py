@@ -167,6 +167,21 @@ class Trace:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
+    def discard(self) -> None:
+        """Close the recording and remove it, with any diagram and page of an earlier run
+        (for a run that failed before anything was recorded: no empty trace is left)."""
+        if self._sink is None or self.path is None:
+            return
+        self._sink.close()
+        self._sink = None
+        stem = self.path.with_suffix("") if self.path.suffix == ".jsonl" else self.path
+        for leftover in (
+            self.path,
+            stem.with_name(stem.name + ".mmd"),
+            stem.with_name(stem.name + ".html"),
+        ):
+            leftover.unlink(missing_ok=True)
+
     def close(self) -> None:
         """Close the recording and write its diagram and page (once)."""
         if self._sink is None or self.path is None:

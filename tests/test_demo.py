@@ -3,6 +3,7 @@ real processes, save a trace, a diagram and a page each, and leave no process be
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import rpcweave
 import rpcweave._demo_flows
 from rpcweave._demo import run_demo
 
@@ -83,4 +85,46 @@ def test_a_failing_flow_says_fail_and_exits_1(
     lines = capsys.readouterr().out.strip().splitlines()
     assert lines[0].startswith("FAIL mcp (") and "file_server.py is missing" in lines[0]
     assert lines[1].startswith("FAIL jsonrpc (")
-    assert (tmp_path / "out" / "mcp.html").exists()  # a failed flow is still drawn
+
+
+def test_a_flow_failing_before_any_traffic_leaves_no_empty_trace(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    for suffix in (".jsonl", ".mmd", ".html"):  # an earlier run's trace must not stay either
+        (out / f"mcp{suffix}").write_text("old", encoding="utf-8")
+    monkeypatch.setattr(rpcweave._demo_flows, "EXAMPLES", tmp_path / "nowhere")
+    assert run_demo(output=str(out), only=["mcp"]) == 1
+    printed = capsys.readouterr()
+    assert "trace:" not in printed.out + printed.err
+    assert sorted(p.name for p in out.iterdir()) == ["workspace"]
+
+
+def test_a_flow_failing_after_traffic_is_still_drawn(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    async def fails_midway(ctx: rpcweave._demo_flows.DemoContext) -> str:
+        ctx.trace.record("client", "server", {"jsonrpc": "2.0", "method": "ping", "id": 1})
+        raise rpcweave._demo_flows.DemoFailure("no answer")
+
+    import rpcweave._demo
+
+    flows = tuple(
+        dataclasses.replace(flow, run=fails_midway) if flow.name == "mcp" else flow
+        for flow in rpcweave._demo.FLOWS
+    )
+    monkeypatch.setattr(rpcweave._demo, "FLOWS", flows)
+    assert run_demo(output=str(tmp_path / "out"), quiet=True, only=["mcp"]) == 1
+    assert "FAIL mcp (" in capsys.readouterr().out
+    assert (tmp_path / "out" / "mcp.jsonl").stat().st_size > 0
+    assert (tmp_path / "out" / "mcp.html").exists()  # a failed flow is drawn, to show where
+
+
+def test_the_demo_runs_the_examples_installed_inside_the_package() -> None:
+    # A wheel installs packages only: the examples must live in rpcweave/ (the checkout's
+    # examples/ links there), or `rpcweave demo` fails outside a checkout.
+    package = Path(rpcweave.__file__).resolve().parent
+    assert rpcweave._demo_flows.EXAMPLES == package / "examples"
+    for name in ("mcp/file_server.py", "acp/demo_agent.py", "a2a/coding_agent.py"):
+        assert (package / "examples" / name).is_file()

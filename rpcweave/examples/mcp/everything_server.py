@@ -7,8 +7,10 @@ with `mcp_layer`'s public API only, plus a few more that exercise the rest of th
 protocol (structured output, resource links, roots, URL elicitation, list-changed and
 resource-updated notifications).
 
-Streamable HTTP at http://127.0.0.1:PORT/mcp:  python examples/mcp/everything_server.py --port 3001
-stdio:                                         python examples/mcp/everything_server.py --stdio
+Streamable HTTP at http://127.0.0.1:PORT/mcp:
+    python -m rpcweave.examples.mcp.everything_server --port 3001
+stdio:
+    python -m rpcweave.examples.mcp.everything_server --stdio
 
 Over HTTP the server keeps an event store, so SSE streams can be resumed with
 ``Last-Event-ID`` (``test_reconnection`` closes its stream on purpose to show it).

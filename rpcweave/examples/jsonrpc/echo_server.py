@@ -10,7 +10,7 @@ Methods:
   ask    {"question": str} -> calls the client's "client/answer" while this call is in
          flight and returns {"question": ..., "answer": <the client's result>}
 
-Run: python examples/jsonrpc/echo_server.py [--max-message-size BYTES]
+Run: python -m rpcweave.examples.jsonrpc.echo_server [--max-message-size BYTES]
 """
 
 from __future__ import annotations

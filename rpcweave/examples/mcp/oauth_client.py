@@ -4,7 +4,7 @@ Discovers the authorization server, registers (or uses ``--client-id``), opens t
 browser for consent, catches the redirect on a loopback port, then lists the tools.
 Tokens live in memory only: the next run asks again.
 
-    python examples/mcp/oauth_client.py https://mcp.example.com/mcp
+    python -m rpcweave.examples.mcp.oauth_client https://mcp.example.com/mcp
 """
 
 from __future__ import annotations

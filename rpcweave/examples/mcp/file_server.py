@@ -1,7 +1,7 @@
 """An MCP tool server with one tool, ``read_file``, confined to a root directory.
 
-Run over stdio (what MCP hosts do):   python examples/mcp/file_server.py ROOT
-Or over Streamable HTTP:              python examples/mcp/file_server.py ROOT --http --port 8000
+Run over stdio (what MCP hosts do):  python -m rpcweave.examples.mcp.file_server ROOT
+Or over Streamable HTTP:   python -m rpcweave.examples.mcp.file_server ROOT --http --port 8000
 """
 
 from __future__ import annotations

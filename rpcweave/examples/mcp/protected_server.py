@@ -4,7 +4,7 @@ Tokens are JWTs from ``--issuer`` (keys from its published JWKS) for this server
 resource URI; ``list_notes`` needs scope ``notes:read``, ``add_note`` also
 ``notes:write`` (a client without it is asked to step up, 403 insufficient_scope).
 
-    python examples/mcp/protected_server.py --issuer https://auth.example.com --port 8000
+    python -m rpcweave.examples.mcp.protected_server --issuer https://auth.example.com --port 8000
 
 Needs PyJWT: pip install 'rpcweave[auth]'.
 """

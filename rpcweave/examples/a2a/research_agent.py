@@ -1,7 +1,7 @@
 """A research agent that delegates coding work to another agent over A2A.
 
-    python examples/a2a/research_agent.py                      # starts a coding agent too
-    python examples/a2a/research_agent.py --agent http://127.0.0.1:9999 --mode stream
+    python -m rpcweave.examples.a2a.research_agent          # starts a coding agent too
+    python -m rpcweave.examples.a2a.research_agent --agent http://127.0.0.1:9999 --mode stream
 
 It discovers the coding agent from its card, sends it work, and follows the task
 through WORKING -> INPUT_REQUIRED (answered in the same task) -> COMPLETED, then prints
@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import argparse
 import secrets
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import anyio
 
@@ -143,10 +141,8 @@ async def _main(args: argparse.Namespace) -> None:
     if args.agent:
         await research(args.agent, modes)
         return
-    sys.path.insert(0, str(Path(__file__).parent))
-    from coding_agent import build_server
-
     from jsonrpc_core import running_server
+    from rpcweave.examples.a2a.coding_agent import build_server
 
     server = build_server(delay=args.delay, allow_private_webhooks=True)
     async with running_server(server.asgi_app()) as url:

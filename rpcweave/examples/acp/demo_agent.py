@@ -2,7 +2,7 @@
 
 Run it from an ACP client (Zed, or `acp_layer.spawn_agent`)::
 
-    python examples/acp/demo_agent.py [--max-message-size BYTES]
+    python -m rpcweave.examples.acp.demo_agent [--max-message-size BYTES]
 
 It advertises slash commands after each ``session/new`` and acts on them, one per line:
 

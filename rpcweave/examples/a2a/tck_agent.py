@@ -1,6 +1,6 @@
 """An A2A agent for conformance kits: its behaviour is chosen by the messageId prefix.
 
-    python examples/a2a/tck_agent.py --port 9999 [--store sqlite:tasks.db] [--push]
+    python -m rpcweave.examples.a2a.tck_agent --port 9999 [--store sqlite:tasks.db] [--push]
 
 JSON-RPC at the root URL, HTTP+JSON under ``/rest``, the card at
 ``/.well-known/agent-card.json`` (streaming declared; push with ``--push``, which also

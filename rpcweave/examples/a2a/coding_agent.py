@@ -1,6 +1,6 @@
 """A coding agent served over A2A: it writes a small function, asking for the language first.
 
-    python examples/a2a/coding_agent.py --port 9999 [--store sqlite:coding.db]
+    python -m rpcweave.examples.a2a.coding_agent --port 9999 [--store sqlite:coding.db]
 
 The flow a client sees (the research agent in ``research_agent.py`` drives it)::
 

@@ -1,6 +1,6 @@
 """The MCP client that the official conformance suite drives in client mode.
 
-``conformance client --command "python examples/mcp/conformance_client.py"`` starts a
+``conformance client --command "python -m rpcweave.examples.mcp.conformance_client"`` starts a
 mock server per scenario, then runs this program with the server's URL as its last
 argument and the scenario's name in ``MCP_CONFORMANCE_SCENARIO``. Each scenario is a
 short, ordinary use of `mcp_layer.connect` and `mcp_layer.ClientSession`; the suite
@@ -11,7 +11,7 @@ With ``--spec-version`` the suite names the revision in ``MCP_CONFORMANCE_PROTOC
 a 2026-07-28 run uses the per-request era (no handshake), any other the handshake.
 Scenario data (tool calls to make) comes in ``MCP_CONFORMANCE_CONTEXT`` as JSON.
 
-    MCP_CONFORMANCE_SCENARIO=tools_call python examples/mcp/conformance_client.py URL
+    MCP_CONFORMANCE_SCENARIO=tools_call python -m rpcweave.examples.mcp.conformance_client URL
 """
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def _arguments_for(tool: Tool) -> dict[str, Any]:
     properties = schema.get("properties") or {}
     arguments: dict[str, Any] = {}
     for name in schema.get("required") or []:
-        kind = (properties.get(name) or {}).get("type")
+        kind = str((properties.get(name) or {}).get("type"))
         arguments[name] = {"integer": 1, "number": 1.5, "boolean": True}.get(kind, "x")
     return arguments
 
@@ -219,7 +219,7 @@ async def _user_agent(authorization_url: str) -> str:
     user agent only follows the link and reports where it was sent back to."""
     async with httpx.AsyncClient(timeout=TIMEOUT) as http:
         response = await http.get(authorization_url, follow_redirects=False)
-    location = response.headers.get("location")
+    location: str | None = response.headers.get("location")
     if not response.is_redirect or not location:
         raise RuntimeError(f"the authorization endpoint answered HTTP {response.status_code}")
     return location

@@ -1,0 +1,1 @@
+"""ACP examples: the demo coding agent."""

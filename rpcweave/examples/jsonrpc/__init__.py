@@ -1,0 +1,1 @@
+"""The bare JSON-RPC core: an echo server over stdio."""

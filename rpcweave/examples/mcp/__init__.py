@@ -1,0 +1,1 @@
+"""MCP examples: a file server, the conformance servers and clients, OAuth."""
