@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 __all__ = ["add_parser", "describe_event", "run", "state_name"]
 
 _EPILOG = """examples:
-  rpcweave a2a serve examples/a2a/coding_agent.py:CodingAgent --port 9999
+  rpcweave a2a serve rpcweave.examples.a2a.coding_agent:CodingAgent --port 9999
   rpcweave a2a card http://127.0.0.1:9999
   rpcweave a2a send http://127.0.0.1:9999 'Write a function that adds two numbers' --stream
   rpcweave a2a send http://127.0.0.1:9999 python --task-id TASK_ID --wait

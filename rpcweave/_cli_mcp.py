@@ -41,10 +41,10 @@ _TARGET_HELP = (
     "HTTP+SSE with --sse) or, after --, the command that starts a stdio server."
 )
 _EPILOG = """examples:
-  rpcweave mcp tools -- python examples/mcp/file_server.py .
-  rpcweave mcp call read_file path=README.md -- python examples/mcp/file_server.py .
+  rpcweave mcp tools -- python -m rpcweave.examples.mcp.file_server .
+  rpcweave mcp call read_file path=README.md -- python -m rpcweave.examples.mcp.file_server .
   rpcweave mcp tools http://127.0.0.1:8000/mcp
-  rpcweave mcp serve examples/mcp/everything_server.py:build_server --http --port 8000
+  rpcweave mcp serve rpcweave.examples.mcp.everything_server:build_server --http --port 8000
 """
 
 

@@ -3,6 +3,7 @@ runnable as modules (``python -m rpcweave.examples.GROUP.NAME``)."""
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -10,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import rpcweave
-from rpcweave.__main__ import main
+from rpcweave.__main__ import build_parser, main
 
 PACKAGE = Path(rpcweave.__file__).resolve().parent
 
@@ -71,3 +72,22 @@ def test_an_example_runs_as_a_module(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "hi"
+
+
+def _all_parsers(parser: argparse.ArgumentParser) -> list[argparse.ArgumentParser]:
+    found = [parser]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                found.extend(_all_parsers(sub))
+    return found
+
+
+def test_no_help_text_names_a_checkout_path() -> None:
+    # Outside a checkout there is no examples/ folder: every --help names what an
+    # installed package has (python -m rpcweave.examples..., a module:attribute).
+    parsers = _all_parsers(build_parser())
+    assert len(parsers) >= 15
+    for parser in parsers:
+        text = parser.format_help()
+        assert "examples/" not in text, (parser.prog, text)
