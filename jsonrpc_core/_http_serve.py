@@ -46,8 +46,8 @@ def _config(
     host: str,
     port: int,
     log_level: str,
-    header_timeout: float | None,
-    body_timeout: float | None,
+    header_timeout: float | None = HEADER_TIMEOUT,
+    body_timeout: float | None = BODY_TIMEOUT,
     **kwargs: Any,
 ) -> Any:
     import uvicorn
