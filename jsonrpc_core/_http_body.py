@@ -25,12 +25,13 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import AsyncGenerator, Iterator
-from typing import Any, NoReturn, cast
-
-import httpx
+from typing import TYPE_CHECKING, Any, NoReturn, cast
 
 from ._errors import TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
+
+if TYPE_CHECKING:  # httpx is imported by whoever has a response: not by importing this
+    import httpx
 
 __all__ = ["DEFAULT_MAX_BODY_SIZE", "ResponseTooLarge", "fetch_body", "read_response_body"]
 
@@ -94,13 +95,12 @@ async def fetch_body(
     client: httpx.AsyncClient,
     request: httpx.Request,
     limit: int = DEFAULT_MAX_BODY_SIZE,
-    *,
-    auth: Any = httpx.USE_CLIENT_DEFAULT,
-    follow_redirects: Any = httpx.USE_CLIENT_DEFAULT,
+    **send_options: Any,
 ) -> tuple[httpx.Response, bytes]:
-    """Send ``request`` and read its answer with `read_response_body`: the response (closed) and
-    its body. ``client.get``/``post`` would read the whole body first, unbounded."""
-    response = await client.send(request, stream=True, auth=auth, follow_redirects=follow_redirects)
+    """Send ``request`` (``send_options`` are ``client.send``'s: ``auth``,
+    ``follow_redirects``) and read its answer with `read_response_body`: the response (closed)
+    and its body. ``client.get``/``post`` would read the whole body first, unbounded."""
+    response = await client.send(request, stream=True, **send_options)
     try:
         return response, await read_response_body(response, limit)
     finally:
@@ -141,6 +141,8 @@ async def _decoded(response: httpx.Response, coding: str, limit: int) -> tuple[l
                         await _refuse(response, limit)
                     parts.append(part)
     except zlib.error as exc:
+        import httpx
+
         await response.aclose()
         raise httpx.DecodingError(f"corrupt {coding} body: {exc}") from None
     return parts, total

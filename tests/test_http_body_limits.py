@@ -20,6 +20,7 @@ import sys
 import zlib
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import httpx
@@ -28,7 +29,14 @@ from test_http1_transport import LIMIT, ServerConn, raw_server
 
 import mcp_layer
 from a2a_layer import A2AClient
-from a2a_layer.types import AgentCapabilities, AgentCard, AgentInterface
+from a2a_layer._push import PushDispatcher
+from a2a_layer._store import InMemoryTaskStore
+from a2a_layer.types import (
+    AgentCapabilities,
+    AgentCard,
+    AgentInterface,
+    TaskPushNotificationConfig,
+)
 from jsonrpc_core import HTTPCaller, ResponseTooLarge, TransportError, read_body
 from jsonrpc_core._http1 import new_async_client
 from mcp_layer.auth import JWKSCache, discover
@@ -294,6 +302,24 @@ async def test_the_jwks_fetch_past_the_cap_fails_and_keeps_no_keys(
     assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
 
 
+@pytest.mark.parametrize("kind", ["bomb", "length", "chunked"])
+async def test_a_webhook_answer_is_not_read_past_a_small_cap(kind: str) -> None:
+    """The push sender needs only the webhook's status: past 64 KiB of its answer the
+    response is closed unread, and the delivery still counts."""
+    gzip_bomb()
+    hostile = Hostile(kind)
+    async with raw_server(hostile.handler) as server, new_async_client(timeout=LIMIT) as http:
+        dispatcher = PushDispatcher(InMemoryTaskStore(), client=http, allow_private_webhooks=True)
+        config = TaskPushNotificationConfig(url=server.url + "/hook", task_id="t-1")
+        with Peak() as peak, anyio.fail_after(LIMIT):
+            assert await dispatcher.deliver(config, b"{}")
+        if kind != "bomb":
+            with anyio.fail_after(LIMIT):
+                await hostile.finished.wait()
+            assert hostile.sent < ENDLESS
+    assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
+
+
 async def test_the_cap_is_configurable_and_an_answer_within_it_is_read() -> None:
     """``max_body_size`` on the client; a 2 MiB gzip answer decodes in full within a
     3 MiB cap and is refused past a 1 MiB one, the error naming that limit."""
@@ -313,6 +339,19 @@ async def test_the_cap_is_configurable_and_an_answer_within_it_is_read() -> None
             await HTTPCaller(http, server.url, max_body_size=MiB).call("ping")
         # That answer had fully arrived: its connection is clean and carries the next.
         assert await HTTPCaller(http, server.url, max_body_size=3 * MiB).call("ping")
+
+
+@pytest.mark.parametrize("sse", [False, True])
+async def test_connect_takes_the_cap(sse: bool) -> None:
+    async with raw_server(Hostile("chunked").handler) as server:
+        target = server.url + ("/sse" if sse else "/mcp")
+        error = await refused(lambda: _enter(mcp_layer.connect(target, sse=sse, max_body_size=MiB)))
+    assert any("exceeds the 1 MiB limit" in str(leaf) for leaf in _leaves(error)), repr(error)
+
+
+async def _enter(context: Any) -> None:
+    async with context:
+        raise AssertionError("the handshake succeeded")
 
 
 @pytest.mark.parametrize("coding", ["deflate", "deflate-raw", "gzip, gzip"])
