@@ -39,7 +39,7 @@ from a2a_layer.types import (
 )
 from jsonrpc_core import HTTPCaller, ResponseTooLarge, TransportError, read_body
 from jsonrpc_core._http1 import new_async_client
-from mcp_layer.auth import JWKSCache, discover
+from mcp_layer.auth import IntrospectionVerifier, JWKSCache, discover
 from mcp_layer.auth._endpoints import request_token
 from mcp_layer.auth._models import AuthorizationServerMetadata, ClientInformation
 
@@ -317,6 +317,23 @@ async def test_a_webhook_answer_is_not_read_past_a_small_cap(kind: str) -> None:
             with anyio.fail_after(LIMIT):
                 await hostile.finished.wait()
             assert hostile.sent < ENDLESS
+    assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
+
+
+@pytest.mark.parametrize("kind", ["bomb", "length"])
+async def test_token_introspection_past_the_cap_refuses_the_token(
+    kind: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    gzip_bomb()
+    async with raw_server(Hostile(kind).handler) as server:
+        async with new_async_client(timeout=LIMIT) as http:
+            verifier = IntrospectionVerifier(
+                server.url + "/introspect", audience="urn:me", http_client=http, allow_http=True
+            )
+            with Peak() as peak, caplog.at_level(logging.WARNING, "mcp_layer.auth"):
+                with anyio.fail_after(LIMIT):
+                    assert await verifier.verify("a-token") is None
+    assert any(REFUSED in record.getMessage() for record in caplog.records), caplog.text
     assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
 
 
