@@ -37,7 +37,7 @@ from a2a_layer.types import (
     AgentInterface,
     TaskPushNotificationConfig,
 )
-from jsonrpc_core import HTTPCaller, ResponseTooLarge, TransportError, read_body
+from jsonrpc_core import HTTPCaller, ResponseTooLarge, TransportError, read_response_body
 from jsonrpc_core._http1 import new_async_client
 from mcp_layer.auth import IntrospectionVerifier, JWKSCache, discover
 from mcp_layer.auth._endpoints import request_token
@@ -389,11 +389,11 @@ async def test_read_body_decodes_deflate_and_chained_codings_within_the_cap(codi
 
     async with raw_server(handler) as server, httpx.AsyncClient(timeout=LIMIT) as http:
         async with http.stream("GET", server.url) as response:
-            assert await read_body(response, len(body)) == body
+            assert await read_response_body(response, len(body)) == body
             assert response.json()[:2] == [1, 1]  # kept as the response's content
         async with http.stream("GET", server.url) as response:
             with pytest.raises(ResponseTooLarge):
-                await read_body(response, len(body) - 1)
+                await read_response_body(response, len(body) - 1)
 
 
 async def test_a_content_length_past_the_cap_fails_before_the_body_is_read() -> None:
@@ -409,7 +409,7 @@ async def test_a_content_length_past_the_cap_fails_before_the_body_is_read() -> 
         async with http.stream("GET", server.url) as response:
             await sent_head.wait()
             with anyio.fail_after(LIMIT), pytest.raises(ResponseTooLarge, match="999 bytes"):
-                await read_body(response, 999)
+                await read_response_body(response, 999)
             assert response.is_closed
 
 
