@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 
-from jsonrpc_core import HTTPRequest, HTTPResponse, Route
+from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, HTTPRequest, HTTPResponse, Route, read_response_body
 
 from .types import AgentCard
 
@@ -96,20 +96,27 @@ async def resolve_card(
     *,
     headers: Mapping[str, str] | None = None,
     path: str | None = None,
+    max_body_size: int = DEFAULT_MAX_BODY_SIZE,
 ) -> AgentCard:
     """Fetch and read the agent card of ``base_url`` (1.0 or 0.3 shape).
 
     Tries ``/.well-known/agent-card.json``, then ``/.well-known/agent.json`` on 404.
-    Raises `CardNotFound`, `httpx.HTTPError`, or `pydantic.ValidationError`.
+    Raises `CardNotFound`, `httpx.HTTPError`, `pydantic.ValidationError`, or
+    `jsonrpc_core.ResponseTooLarge` for a card over ``max_body_size`` decoded bytes.
     """
     base = base_url.rstrip("/")
     paths = [path] if path else [CARD_PATH, LEGACY_CARD_PATH]
     for candidate in paths:
-        response = await client.get(base + candidate, headers=dict(headers or {}))
-        if response.status_code == 404:
-            continue
-        response.raise_for_status()
+        request = client.build_request("GET", base + candidate, headers=dict(headers or {}))
+        response = await client.send(request, stream=True)
+        try:
+            if response.status_code == 404:
+                continue
+            response.raise_for_status()
+            body = await read_response_body(response, max_body_size)
+        finally:
+            await response.aclose()
         from ._compat03 import card_from_any
 
-        return card_from_any(response.json())
+        return card_from_any(pydantic_core.from_json(body))
     raise CardNotFound(f"no agent card at {base}{CARD_PATH} or {base}{LEGACY_CARD_PATH}")

@@ -32,7 +32,7 @@ from typing import Any
 import anyio
 import httpx
 
-from jsonrpc_core import ConnectionClosed, TransportError, WireTap
+from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, ConnectionClosed, TransportError, WireTap
 from jsonrpc_core._deadline import Deadline
 from jsonrpc_core._http1 import new_async_client
 
@@ -173,6 +173,9 @@ class A2AClient:
     total deadline (httpx's per-phase timeouts still apply). A blocking `send` to an
     agent that works longer than ``timeout`` needs a larger one, or
     ``return_immediately=True`` and `wait`.
+
+    ``max_body_size`` caps each JSON answer or error body, in decoded bytes (past it a
+    call raises `jsonrpc_core.ResponseTooLarge`).
     """
 
     def __init__(
@@ -188,6 +191,7 @@ class A2AClient:
         timeout: float | None = 30.0,
         read_timeout: float = 300.0,
         tap: WireTap | None = None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self.card = card
         self.interface = choose_interface(card, bindings, versions)
@@ -205,7 +209,11 @@ class A2AClient:
         self.transport: ClientTransport
         if self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
             self.transport = RestClientTransport(
-                self.http, self.interface.url, headers=base_headers, timeout=timeout
+                self.http,
+                self.interface.url,
+                headers=base_headers,
+                timeout=timeout,
+                max_body_size=max_body_size,
             )
         else:
             self.transport = JsonRpcClientTransport(
@@ -215,6 +223,7 @@ class A2AClient:
                 headers=base_headers,
                 tap=tap,
                 timeout=timeout,
+                max_body_size=max_body_size,
             )
 
     @classmethod
@@ -236,7 +245,13 @@ class A2AClient:
         http = http or new_async_client(auth=auth, timeout=httpx.Timeout(timeout, read=300.0))
         try:
             with Deadline(timeout, base_url, "agent card"):
-                card = await resolve_card(http, base_url, headers=headers, path=card_path)
+                card = await resolve_card(
+                    http,
+                    base_url,
+                    headers=headers,
+                    path=card_path,
+                    max_body_size=options.get("max_body_size", DEFAULT_MAX_BODY_SIZE),
+                )
             client = cls(card, http=http, auth=auth, headers=headers, **options)
             client._owns_http = owned
             async with client:

@@ -21,11 +21,13 @@ import httpx
 import pydantic_core
 
 from jsonrpc_core import (
+    DEFAULT_MAX_BODY_SIZE,
     HTTPStatusError,
     JsonRpcError,
     SSEDecoder,
     TransportError,
     WireTap,
+    read_response_body,
 )
 from jsonrpc_core._deadline import Deadline
 from jsonrpc_core._http_caller import HTTPCaller
@@ -87,6 +89,7 @@ class JsonRpcClientTransport(ClientTransport):
         headers: Mapping[str, str] | None = None,
         tap: WireTap | None = None,
         timeout: float | None = None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self.protocol_version = protocol_version
         self.url = url
@@ -98,6 +101,7 @@ class JsonRpcClientTransport(ClientTransport):
             url,
             headers=all_headers,
             errors=A2A_ERRORS,
+            max_body_size=max_body_size,
             tap=tap,
             local="client",
             remote="agent",
@@ -129,7 +133,8 @@ class JsonRpcClientTransport(ClientTransport):
 
 
 class RestClientTransport(ClientTransport):
-    """The HTTP+JSON binding (spec 11), A2A 1.0."""
+    """The HTTP+JSON binding (spec 11), A2A 1.0; a JSON answer or error body larger than
+    ``max_body_size`` decoded bytes raises `ResponseTooLarge`."""
 
     def __init__(
         self,
@@ -138,9 +143,11 @@ class RestClientTransport(ClientTransport):
         *,
         headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self._client = client
         self.timeout = timeout
+        self.max_body_size = max_body_size
         self.url = url.rstrip("/")
         self.headers = {**dict(headers or {}), "A2A-Version": "1.0"}
 
@@ -168,10 +175,14 @@ class RestClientTransport(ClientTransport):
     async def _call(self, method: str, params: A2AModel) -> Any:
         request = self._request(method, params, "application/a2a+json, application/json")
         try:
-            response = await self._client.send(request)
+            response = await self._client.send(request, stream=True)
+            try:
+                content = await read_response_body(response, self.max_body_size)
+            finally:
+                await response.aclose()
         except httpx.HTTPError as exc:
             raise TransportError(f"{request.method} {request.url} failed: {exc!r}") from exc
-        body = _json_or_none(response.content)
+        body = _json_or_none(content)
         if response.status_code >= 400:
             raise _http_error(response.status_code, body)
         return METHODS_V10[method].validate_result(body)
@@ -187,7 +198,7 @@ class RestClientTransport(ClientTransport):
         try:
             if response.status_code >= 400:
                 with deadline:
-                    body = await response.aread()
+                    body = await read_response_body(response, self.max_body_size)
                 raise _http_error(response.status_code, _json_or_none(body))
             decoder = SSEDecoder()
             chunks = response.aiter_bytes()

@@ -32,6 +32,7 @@ what arrives. Rules:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -73,6 +74,7 @@ TOKEN_HEADER = "X-A2A-Notification-Token"
 _RETRY_STATUSES = frozenset({408, 425, 429})
 _MAX_BODY = 16 * 1024 * 1024
 """Bytes a webhook request body may have (`PushReceiver`; past it: 413)."""
+_MAX_WEBHOOK_ANSWER = 64 * 1024  # a webhook's answer is not used: read only this much of it
 
 
 DEFAULT_MAX_CONFIGS_PER_TASK = 10
@@ -280,6 +282,24 @@ class PushDispatcher:
             if self._queues.get(key) is queue:
                 del self._queues[key]
 
+    async def _post(self, url: str, body: bytes, headers: dict[str, str]) -> int:
+        """POST one event; the webhook's status. Its answer is read up to
+        `_MAX_WEBHOOK_ANSWER` bytes (decoded) so the connection is kept, else closed
+        unread: a webhook cannot make the server read (or inflate) an endless body."""
+        from jsonrpc_core import ResponseTooLarge, read_response_body
+
+        assert self._client is not None
+        request = self._client.build_request(
+            "POST", url, content=body, headers=headers, timeout=self.timeout
+        )
+        response = await self._client.send(request, stream=True)
+        try:
+            with contextlib.suppress(ResponseTooLarge):
+                await read_response_body(response, _MAX_WEBHOOK_ANSWER)
+        finally:
+            await response.aclose()
+        return response.status_code
+
     async def deliver(self, config: TaskPushNotificationConfig, body: bytes) -> bool:
         """POST ``body`` to one webhook with retries (rule 1); whether it was accepted."""
         import httpx
@@ -306,10 +326,7 @@ class PushDispatcher:
                 logger.warning("push to %s refused: %s", config.url, exc.message)
                 return False
             try:
-                response = await self._client.post(
-                    config.url, content=body, headers=headers, timeout=self.timeout
-                )
-                status = response.status_code
+                status = await self._post(config.url, body, headers)
             except httpx.HTTPError as exc:
                 if isinstance(exc.__cause__, AddressRefused):
                     logger.warning("push to %s refused: webhook %s", config.url, exc.__cause__)

@@ -46,6 +46,12 @@ if TYPE_CHECKING:
         is_public_address,
         public_addresses_only,
     )
+    from ._http_body import (
+        DEFAULT_MAX_BODY_SIZE,
+        ResponseTooLarge,
+        fetch_body,
+        read_response_body,
+    )
     from ._http_caller import HTTPCaller
     from ._http_client import (
         HTTPSSETransport,
@@ -165,6 +171,10 @@ _LAZY: dict[str, str] = {
     "principal_scopes": "_http_security",
     "without_credentials": "_http_security",
     "HTTP1Transport": "_http1",
+    "DEFAULT_MAX_BODY_SIZE": "_http_body",
+    "ResponseTooLarge": "_http_body",
+    "fetch_body": "_http_body",
+    "read_response_body": "_http_body",
     "HTTPCaller": "_http_caller",
     "new_async_client": "_http1",
     "AddressRefused": "_http1_resolve",
@@ -247,6 +257,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "DEFAULT_MAX_BODY_SIZE",
     "DEFAULT_MAX_MESSAGE_SIZE",
     "MERMAID_URL",
     "STANDARD_ERRORS",
@@ -309,6 +320,7 @@ __all__ = [
     "RequestTimeout",
     "RequestType",
     "Response",
+    "ResponseTooLarge",
     "ResultValidationError",
     "Route",
     "RpcError",
@@ -338,6 +350,7 @@ __all__ = [
     "encode_payload",
     "error_class_for_code",
     "error_from_object",
+    "fetch_body",
     "format_validation_error",
     "is_public_address",
     "memory_pair",
@@ -347,6 +360,7 @@ __all__ = [
     "principal_scopes",
     "public_addresses_only",
     "read_body",
+    "read_response_body",
     "read_trace",
     "recover_id",
     "register_error",

@@ -9,7 +9,9 @@ Rules:
    the response: a byte after it, or a parse error after it, makes the connection
    unusable for another request.
 3. A malformed response, a head larger than `MAX_HEAD` and a close before the response
-   is complete raise `httpx.RemoteProtocolError`. Trailers are parsed and dropped.
+   is complete raise `httpx.RemoteProtocolError`; so do, as with h11, ``chunked``
+   applied more than once (in one ``Transfer-Encoding`` header or across several) and a
+   status below 100 (llhttp takes any three digits). Trailers are parsed and dropped.
    Heads llhttp refuses but h11 took (obsolete line folding, bare LF line ends, a
    Content-Length repeated with one value) are parsed again repaired (each obs-fold
    replaced by SP, as RFC 9112 5.2 asks of a user agent); such a connection is not reused.
@@ -75,6 +77,7 @@ class ResponseReader:
         "no_body",
         "parser",
         "reason",
+        "refusal",
         "repairing",
         "status",
     )
@@ -95,6 +98,7 @@ class ResponseReader:
         self.got = False  # any byte of a response arrived
         self.head_bytes: list[bytes] = []  # all fed until the head is done, to parse again
         self.repairing: bytearray | None = None  # once repairing: a head not yet whole
+        self.refusal: str | None = None  # why a head llhttp took is refused (rule 3)
 
     # httptools callbacks
 
@@ -113,6 +117,10 @@ class ResponseReader:
         if self.done:
             return
         status = self.parser.get_status_code()
+        refusal = _refusal(status, self.headers)
+        if refusal is not None:
+            self.refusal = refusal
+            raise httpx.RemoteProtocolError(refusal)  # llhttp stops: `_parse` raises it
         if 100 <= status < 200 and status != 101:
             self.interim = True
             self.headers = []
@@ -153,8 +161,13 @@ class ResponseReader:
                 self._parse(data)
             except httpx.RemoteProtocolError:
                 received = b"".join(self.head_bytes)
-                if self.head_done or not (
-                    _REPAIRABLE.search(received) or received.lower().count(b"content-length:") > 1
+                if (
+                    self.head_done
+                    or self.refusal is not None
+                    or not (
+                        _REPAIRABLE.search(received)
+                        or received.lower().count(b"content-length:") > 1
+                    )
                 ):
                     raise
                 # Start again on all received so far, each head repaired before it is parsed.
@@ -177,6 +190,8 @@ class ResponseReader:
         except HttpParserUpgrade:
             self.keep_alive = False
         except HttpParserError as exc:
+            if self.refusal is not None:
+                raise httpx.RemoteProtocolError(self.refusal) from None
             if not self.done:
                 raise httpx.RemoteProtocolError(f"malformed HTTP response: {exc}") from None
             self.keep_alive = False
@@ -232,6 +247,19 @@ class ResponseReader:
         """The response's HTTP version, as httpx's ``http_version`` extension spells it."""
         version = self.parser.get_http_version()
         return b"HTTP/1.1" if version == "1.1" else b"HTTP/" + version.encode()
+
+
+def _refusal(status: int, headers: list[tuple[bytes, bytes]]) -> str | None:
+    """Why a response head llhttp parsed is refused anyway (rule 3), or ``None``."""
+    if status < 100:
+        return f"invalid HTTP status code {status:03d}"
+    chunked = 0
+    for name, value in headers:
+        if name.lower() == b"transfer-encoding":
+            chunked += sum(c.strip().lower() == b"chunked" for c in value.split(b","))
+    if chunked > 1:
+        return "Transfer-Encoding: chunked applied more than once"
+    return None
 
 
 def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool, int | None]:

@@ -31,6 +31,7 @@ from ._errors import (
     ResultValidationError,
     TransportError,
 )
+from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_client import HTTPStatusError
 from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ._wire import ErrorResponse, InvalidMessage, Request, RequestId, Response, encode, parse
@@ -63,8 +64,10 @@ class HTTPCaller:
     Errors raised: the server's `JsonRpcError` (``received`` set when it answered a
     call), `HTTPStatusError` for an HTTP error status whose body is not the call's
     JSON-RPC error, `TransportError` when the server cannot be reached or answers
-    without the response, `RequestTimeout` at the deadline, `ConnectionClosed` after
-    `close`, and `SSEError` for an event stream over the limits of `SSEDecoder`.
+    without the response, `ResponseTooLarge` (a `TransportError`) for a JSON answer or
+    error body over ``max_body_size`` decoded bytes, `RequestTimeout` at the deadline,
+    `ConnectionClosed` after `close`, and `SSEError` for an event stream over the limits
+    of `SSEDecoder`.
 
     With ``tap``, each request is recorded as sent and each JSON-RPC message read from
     an answer (every event of a stream; not an invalid one, nor an HTTP error status's
@@ -81,6 +84,7 @@ class HTTPCaller:
         headers: Mapping[str, str] | None = None,
         errors: ErrorTable = STANDARD_ERRORS,
         max_event_size: int = DEFAULT_MAX_EVENT_SIZE,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
         tap: WireTap | None = None,
         local: str = "client",
         remote: str = "server",
@@ -91,6 +95,7 @@ class HTTPCaller:
         self.timeout = timeout
         self.errors = errors
         self.max_event_size = max_event_size
+        self.max_body_size = max_body_size
         self.closed = False
         self._client = client
         # Parsed once: httpx re-parses a str URL and re-normalises a dict of headers
@@ -290,7 +295,7 @@ class HTTPCaller:
 
     async def _body(self, response: httpx.Response) -> bytes:
         try:
-            return await response.aread()
+            return await read_response_body(response, self.max_body_size)
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
 

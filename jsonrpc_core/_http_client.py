@@ -44,6 +44,7 @@ from anyio.abc import TaskGroup
 from ._deadline import Deadline
 from ._errors import JsonRpcError, RequestTimeout, TransportError
 from ._http1 import new_async_client
+from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_common import accepts
 from ._sse import SSEDecoder
 from ._transport import Received, _Queue, encode_payload
@@ -105,8 +106,10 @@ class _Base:
         timeout: float,
         sse_read_timeout: float,
         client: httpx.AsyncClient | None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self.url = url
+        self.max_body_size = max_body_size  # a JSON answer or error body, decoded bytes
         try:  # parsed once: httpx parses a str again per request
             self._url: httpx.URL | str = httpx.URL(url)
         except httpx.InvalidURL:
@@ -253,6 +256,7 @@ class StreamableHTTPTransport(_Base):
         max_reconnects: int = 5,
         default_retry_ms: int = 1000,
         message_headers: Callable[[Message | list[Message]], Mapping[str, str]] | None = None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         super().__init__(
             url,
@@ -261,6 +265,7 @@ class StreamableHTTPTransport(_Base):
             timeout=timeout,
             sse_read_timeout=sse_read_timeout,
             client=client,
+            max_body_size=max_body_size,
         )
         self.session_header = session_header
         self.session_id: str | None = None
@@ -295,12 +300,17 @@ class StreamableHTTPTransport(_Base):
         if self.terminate_on_close and self.session_id is not None and self._client is not None:
             with anyio.move_on_after(5, shield=True):
                 try:
-                    await self._client.delete(
-                        self.url,
+                    request = self._client.build_request(
+                        "DELETE",
+                        self._url,
                         headers={**self.headers, self.session_header: self.session_id},
-                        auth=self._auth_arg,
                     )
-                except httpx.HTTPError:
+                    response = await self._client.send(request, stream=True, auth=self._auth_arg)
+                    try:
+                        await read_response_body(response, self.max_body_size)
+                    finally:
+                        await response.aclose()
+                except (httpx.HTTPError, TransportError):
                     pass
         self._stop()
 
@@ -364,15 +374,13 @@ class StreamableHTTPTransport(_Base):
             await response.aclose()
             return
         if status >= 400:
-            body = await response.aread()
-            await response.aclose()
+            body = await read_response_body(response, self.max_body_size)
             if status == 404 and self.session_id is not None:
                 raise SessionExpired(404, f"session {self.session_id} is no longer known")
             raise _error_from_response(status, body, request_ids[0] if request_ids else None)
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("application/json"):
-            body = await response.aread()
-            await response.aclose()
+            body = await read_response_body(response, self.max_body_size)
             await self._deliver_payload(parse(body))
         elif content_type.startswith("text/event-stream"):
             if inline:
@@ -593,6 +601,7 @@ class HTTPSSETransport(_Base):
         timeout: float = 30.0,
         sse_read_timeout: float = 300.0,
         client: httpx.AsyncClient | None = None,
+        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         super().__init__(
             url,
@@ -601,6 +610,7 @@ class HTTPSSETransport(_Base):
             timeout=timeout,
             sse_read_timeout=sse_read_timeout,
             client=client,
+            max_body_size=max_body_size,
         )
         self.endpoint: str | None = None
 
@@ -670,16 +680,19 @@ class HTTPSSETransport(_Base):
             raise anyio.ClosedResourceError
         headers = self._request_headers("application/json, text/event-stream")
         headers["content-type"] = "application/json"
+        request = self.client.build_request(
+            "POST", self.endpoint, content=encode_payload(payload), headers=headers
+        )
         try:
             with Deadline(self.timeout, self.endpoint, "POST"):  # the answer is on the stream
-                response = await self.client.post(
-                    self.endpoint,
-                    content=encode_payload(payload),
-                    headers=headers,
-                    auth=self._auth_arg,
-                )
+                response = await self.client.send(request, stream=True, auth=self._auth_arg)
+                try:
+                    # Read even when not needed (a 202's "Accepted"): the connection is reused.
+                    body = await read_response_body(response, self.max_body_size)
+                finally:
+                    await response.aclose()
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc
         if response.status_code >= 400:
             request_id = payload.id if isinstance(payload, Request) else None
-            raise _error_from_response(response.status_code, response.content, request_id)
+            raise _error_from_response(response.status_code, body, request_id)

@@ -46,9 +46,13 @@ async def connect_http(
     auth: httpx.Auth | None = None,
     timeout: float = 30.0,
     client: httpx.AsyncClient | None = None,
+    max_body_size: int | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:
     """Open a session over Streamable HTTP.
+
+    ``max_body_size`` caps each JSON answer or error body, in decoded bytes (16 MiB by
+    default).
 
     ``timeout`` bounds every exchange, however slowly the server sends: each request
     in all (the handshake's too; it is the session's ``request_timeout`` unless one is
@@ -56,14 +60,20 @@ async def connect_http(
     `jsonrpc_core.RequestTimeout` is raised and the connection closed. A tool that
     rightly takes longer needs a larger ``timeout`` on its call (``math.inf``: none).
     """
-    from jsonrpc_core import StreamableHTTPTransport
+    from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, StreamableHTTPTransport
 
     session_options.setdefault("request_timeout", timeout)
 
     # The standalone GET stream waits for the handshake: like every request after it,
     # it must carry the negotiated MCP-Protocol-Version header.
     async with StreamableHTTPTransport(
-        url, headers=headers, auth=auth, timeout=timeout, client=client, standalone_stream=False
+        url,
+        headers=headers,
+        auth=auth,
+        timeout=timeout,
+        client=client,
+        standalone_stream=False,
+        max_body_size=max_body_size or DEFAULT_MAX_BODY_SIZE,
     ) as stream:
         async with ClientSession(stream, **session_options) as session:
             await stream.open_standalone_stream(wait=min(5.0, timeout))
@@ -78,16 +88,23 @@ async def connect_sse(
     auth: httpx.Auth | None = None,
     timeout: float = 30.0,
     client: httpx.AsyncClient | None = None,
+    max_body_size: int | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:
     """Open a session over the 2024-11-05 HTTP+SSE transport; ``timeout`` bounds every
-    exchange as in `connect_http` (the event stream until its ``endpoint`` event)."""
-    from jsonrpc_core import HTTPSSETransport
+    exchange as in `connect_http` (the event stream until its ``endpoint`` event), and
+    ``max_body_size`` caps each body as there."""
+    from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, HTTPSSETransport
 
     session_options.setdefault("request_timeout", timeout)
 
     async with HTTPSSETransport(
-        url, headers=headers, auth=auth, timeout=timeout, client=client
+        url,
+        headers=headers,
+        auth=auth,
+        timeout=timeout,
+        client=client,
+        max_body_size=max_body_size or DEFAULT_MAX_BODY_SIZE,
     ) as stream:
         async with ClientSession(stream, **session_options) as session:
             yield session

@@ -314,6 +314,47 @@ async def test_transfer_encoding_with_content_length_is_refused() -> None:
     assert after.content == b"after" and server.accepts == 2
 
 
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, chunked\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: Chunked\r\n\r\n",
+        b"HTTP/1.1 200 OK\nTransfer-Encoding: chunked\nTransfer-Encoding: chunked\n\n",
+    ],
+)
+async def test_chunked_applied_twice_is_refused_and_the_connection_dropped(head: bytes) -> None:
+    """RFC 9112 6.1: chunked is applied at most once (h11 and httpx refuse it too)."""
+    twice = head + b"3\r\nabc\r\n0\r\n\r\n"
+
+    async def handler(conn: ServerConn) -> None:
+        await answering(twice if conn.index == 1 else ok(b"after"))(conn)
+
+    async with raw_server(handler) as server:
+        async with new_async_client(timeout=LIMIT) as client:
+            with pytest.raises(httpx.RemoteProtocolError, match="chunked applied more than once"):
+                await client.get(server.url)
+            after = await client.get(server.url)
+    assert after.content == b"after" and server.accepts == 2
+
+
+@pytest.mark.parametrize("status", [b"099", b"000", b"042"])
+async def test_a_final_status_below_100_is_refused_and_the_connection_dropped(
+    status: bytes,
+) -> None:
+    """Neither interim nor final: h11 and httpx refuse a status below 100."""
+    odd = b"HTTP/1.1 %b Odd\r\nContent-Length: 3\r\n\r\nabc" % status
+
+    async def handler(conn: ServerConn) -> None:
+        await answering(odd if conn.index == 1 else ok(b"after"))(conn)
+
+    async with raw_server(handler) as server:
+        async with new_async_client(timeout=LIMIT) as client:
+            with pytest.raises(httpx.RemoteProtocolError, match="invalid HTTP status code"):
+                await client.get(server.url)
+            after = await client.get(server.url)
+    assert after.content == b"after" and server.accepts == 2
+
+
 async def test_non_ascii_header_bytes_are_kept() -> None:
     response = ok(b"x", b"X-Name: caf\xc3\xa9 \xff\r\n")
     async with raw_server(keep_answering(response)) as server, new_async_client() as client:

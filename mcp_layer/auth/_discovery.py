@@ -23,6 +23,9 @@ from dataclasses import dataclass
 
 import httpx
 import pydantic
+import pydantic_core
+
+from jsonrpc_core import fetch_body
 
 from ._errors import DiscoveryError, ResourceMismatch
 from ._models import AuthorizationServerMetadata, ProtectedResourceMetadata
@@ -84,10 +87,11 @@ def _same_issuer(published: str, expected: str) -> bool:
 
 
 async def _get_json(http: httpx.AsyncClient, url: str, timeout: float) -> object | None:
+    """The JSON document at ``url``, or ``None``; a body over the cap raises
+    `jsonrpc_core.ResponseTooLarge`."""
+    request = http.build_request("GET", url, headers=_ACCEPT, timeout=timeout)
     try:
-        response = await http.get(
-            url, headers=_ACCEPT, timeout=timeout, follow_redirects=False, auth=NO_AUTH
-        )
+        response, body = await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)
     except httpx.HTTPError as exc:
         logger.info("GET %s failed: %r", url, exc)
         return None
@@ -95,7 +99,7 @@ async def _get_json(http: httpx.AsyncClient, url: str, timeout: float) -> object
         logger.debug("GET %s: HTTP %d", url, response.status_code)
         return None
     try:
-        data: object = response.json()
+        data: object = pydantic_core.from_json(body)
     except ValueError:
         logger.info("GET %s: not JSON", url)
         return None

@@ -16,6 +16,9 @@ from urllib.parse import quote_plus
 
 import httpx
 import pydantic
+import pydantic_core
+
+from jsonrpc_core import ResponseTooLarge, fetch_body
 
 from ._crypto import require_pyjwt
 from ._errors import RegistrationError, TokenError
@@ -123,11 +126,11 @@ def authenticate_client(
     return {}
 
 
-def _error_of(response: httpx.Response) -> tuple[str | None, str | None]:
+def _error_of(body: bytes) -> tuple[str | None, str | None]:
     try:
-        data = response.json()
+        data = pydantic_core.from_json(body)
     except ValueError:
-        return None, response.text[:200] or None
+        return None, body[:200].decode("utf-8", "replace") or None
     if not isinstance(data, Mapping):
         return None, None
     error = data.get("error")
@@ -160,19 +163,15 @@ async def request_token(
     form = dict(form)
     headers = authenticate_client(form, client, metadata, signing_key=signing_key, clock=clock)
     headers["accept"] = "application/json"
+    request = http.build_request("POST", endpoint, data=form, headers=headers, timeout=timeout)
     try:
-        response = await http.post(
-            endpoint,
-            data=form,
-            headers=headers,
-            timeout=timeout,
-            follow_redirects=False,
-            auth=NO_AUTH,
-        )
+        response, body = await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)
     except httpx.HTTPError as exc:
         raise TokenError(f"POST {endpoint} failed: {exc!r}") from exc
+    except ResponseTooLarge as exc:
+        raise TokenError(f"the token endpoint's {exc}") from exc
     if response.status_code != 200:
-        error, description = _error_of(response)
+        error, description = _error_of(body)
         detail = f" ({error}{': ' + description if description else ''})" if error else ""
         raise TokenError(
             f"the token endpoint refused the {form.get('grant_type')} grant: "
@@ -182,7 +181,7 @@ async def request_token(
             status=response.status_code,
         )
     try:
-        token = TokenResponse.model_validate_json(response.content)
+        token = TokenResponse.model_validate_json(body)
     except pydantic.ValidationError as exc:
         raise TokenError(f"the token endpoint answered with no usable token: {exc}") from None
     if token.token_type.lower() != "bearer":
@@ -207,19 +206,21 @@ async def register_client(
         check_secure(endpoint, "the registration endpoint", allow_http=allow_http)
     except ValueError as exc:
         raise RegistrationError(str(exc)) from None
+    request = http.build_request(
+        "POST",
+        endpoint,
+        json=client_metadata.dump(),
+        headers={"accept": "application/json"},
+        timeout=timeout,
+    )
     try:
-        response = await http.post(
-            endpoint,
-            json=client_metadata.dump(),
-            headers={"accept": "application/json"},
-            timeout=timeout,
-            follow_redirects=False,
-            auth=NO_AUTH,
-        )
+        response, body = await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)
     except httpx.HTTPError as exc:
         raise RegistrationError(f"POST {endpoint} failed: {exc!r}") from exc
+    except ResponseTooLarge as exc:
+        raise RegistrationError(f"the registration endpoint's {exc}") from exc
     if response.status_code not in (200, 201):
-        error, description = _error_of(response)
+        error, description = _error_of(body)
         raise RegistrationError(
             f"client registration refused: HTTP {response.status_code}"
             + (f" ({error}: {description})" if error else ""),
@@ -227,7 +228,7 @@ async def register_client(
             description=description,
         )
     try:
-        client = ClientInformation.model_validate_json(response.content)
+        client = ClientInformation.model_validate_json(body)
     except pydantic.ValidationError as exc:
         raise RegistrationError(f"the registration response is not usable: {exc}") from None
     client.issuer = metadata.issuer

@@ -38,6 +38,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import anyio
 import httpx
 
+from jsonrpc_core import read_response_body
 from jsonrpc_core._http1 import new_async_client
 
 from ._challenge import Challenge, bearer_challenge
@@ -130,7 +131,7 @@ class _OAuthFlow(httpx.Auth):
                     f"{response.status_code} after {attempts} authorization(s)"
                 )
             attempts += 1
-            await response.aread()
+            await read_response_body(response)  # capped; httpx's own read after this reuses it
             tokens = await self._reauthorize(
                 response.status_code, challenge, sent=tokens, may_refresh=attempts == 1
             )

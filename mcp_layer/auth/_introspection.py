@@ -8,7 +8,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import httpx
+import pydantic_core
 
+from jsonrpc_core import TransportError, fetch_body
 from jsonrpc_core._http1 import new_async_client
 
 from ._endpoints import basic_credentials
@@ -66,7 +68,7 @@ class IntrospectionVerifier:
         """The token's `AccessToken`, or ``None``."""
         try:
             answer = await self._introspect(token)
-        except (httpx.HTTPError, ValueError) as exc:
+        except (httpx.HTTPError, ValueError, TransportError) as exc:
             logger.warning("token introspection failed: %r", exc)
             return None
         if answer is None or answer.get("active") is not True:
@@ -83,27 +85,23 @@ class IntrospectionVerifier:
             if self.auth_method == "client_secret_post" and self.client_secret:
                 form["client_secret"] = self.client_secret
         if self.http_client is not None:
-            response = await self._post(self.http_client, form, headers)
+            response, body = await self._post(self.http_client, form, headers)
         else:
             async with new_async_client(timeout=self.timeout) as http:
-                response = await self._post(http, form, headers)
+                response, body = await self._post(http, form, headers)
         if response.status_code != 200:
             logger.warning("introspection answered HTTP %d", response.status_code)
             return None
-        data = response.json()
+        data = pydantic_core.from_json(body)
         return data if isinstance(data, Mapping) else None
 
     async def _post(
         self, http: httpx.AsyncClient, form: dict[str, str], headers: dict[str, str]
-    ) -> httpx.Response:
-        return await http.post(
-            self.endpoint,
-            data=form,
-            headers=headers,
-            timeout=self.timeout,
-            follow_redirects=False,
-            auth=NO_AUTH,
+    ) -> tuple[httpx.Response, bytes]:
+        request = http.build_request(
+            "POST", self.endpoint, data=form, headers=headers, timeout=self.timeout
         )
+        return await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)
 
     def _check(self, answer: Mapping[str, Any]) -> AccessToken | None:
         exp = answer.get("exp")

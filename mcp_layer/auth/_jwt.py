@@ -23,7 +23,9 @@ from typing import Any
 
 import anyio
 import httpx
+import pydantic_core
 
+from jsonrpc_core import TransportError, fetch_body
 from jsonrpc_core._http1 import new_async_client
 
 from ._crypto import require_pyjwt
@@ -110,7 +112,7 @@ class JWKSCache:
             self._fetched_at = now
             try:
                 self._keys = await self._fetch()
-            except (httpx.HTTPError, ValueError) as exc:
+            except (httpx.HTTPError, ValueError, TransportError) as exc:
                 logger.warning(
                     "fetching the JSON Web Key Set failed: %r (keeping %d key(s))",
                     exc,
@@ -132,11 +134,10 @@ class JWKSCache:
             if metadata is None or not metadata.jwks_uri:
                 raise ValueError(f"{self.issuer!r} publishes no jwks_uri")
             self.url = metadata.jwks_uri
-        response = await http.get(
-            self.url, timeout=self.timeout, follow_redirects=False, auth=NO_AUTH
-        )
+        request = http.build_request("GET", self.url, timeout=self.timeout)
+        response, body = await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)
         response.raise_for_status()
-        data = response.json()
+        data = pydantic_core.from_json(body)
         if not isinstance(data, Mapping):
             raise ValueError("the JSON Web Key Set is not an object")
         return _parse(data)
