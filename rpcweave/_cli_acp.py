@@ -182,6 +182,22 @@ class _Commands:
         return allowed
 
 
+def _local_client(view: AcpView) -> LocalClient:
+    """The `LocalClient`, telling in the view of a file the agent looked for and did not find
+    (answered -32002, as an agent reading before it writes a new file expects)."""
+    from acp_layer import LocalClient, ResourceNotFound
+
+    class ShownClient(LocalClient):
+        async def read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
+            try:
+                return await super().read_text_file(params)
+            except ResourceNotFound:
+                view.not_found(params.path)
+                raise
+
+    return ShownClient(on_update=view.update)
+
+
 def _stdin_is_tty() -> bool:
     """Whether someone can be asked on stdin (looked up at each question: tests swap it)."""
     try:
@@ -252,14 +268,12 @@ def _working_directory(given: str | None) -> Path:
 
 async def run(args: argparse.Namespace, command: list[str]) -> int:
     """Run ``acp run``: the agent is ``command``."""
-    from acp_layer import LocalClient
-
     if not command:
         raise CLIError("no agent given: put its command after --", status=2)
     cwd = _working_directory(args.cwd)
     view = AcpView(sys.stdout)
     lock = anyio.Lock()
-    client: LocalClient = LocalClient(on_update=view.update)
+    client = _local_client(view)
     client.permission = _Permissions(view, yes=args.yes, lock=lock)
     client.commands = _Commands(view, yes=args.yes, lock=lock, interactive=_stdin_is_tty)
     view.client = client

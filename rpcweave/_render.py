@@ -361,6 +361,11 @@ class AcpView:
             lines.append(f"  {number}) {option.name} ({option.kind})")
         return "\n".join(lines)
 
+    def not_found(self, path: str) -> None:
+        """Note a file the agent looked for that is not there (information: an agent reads
+        a file before writing it, for the diff, and a new file is not there yet)."""
+        self._line(self.style.dim(f"(the agent looked for {path}: not there yet)"))
+
     def end_turn(self, stop_reason: str) -> None:
         """Close the turn's output with its stop reason."""
         mark = self.style.green if stop_reason == "end_turn" else self.style.yellow
