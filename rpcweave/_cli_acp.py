@@ -69,7 +69,8 @@ def add_parser(commands: Any) -> None:
         "you granted it in the same turn (with no terminal to ask on, commands are refused "
         "unless --yes). With --prompt the turns run in order and the "
         "exit status is 0 only if every turn ended normally (stop reason end_turn); without "
-        "it, each line you type is a turn (Ctrl-C cancels a turn, Ctrl-D quits).",
+        "it, each line you type is a turn (Ctrl-D quits). Ctrl-C cancels the running turn; "
+        "a second Ctrl-C within two seconds, or one at the prompt, quits (exit status 130).",
         epilog=_EPILOG,
         formatter_class=HelpFormatter,
     )
