@@ -8,7 +8,9 @@ Rules:
 2. A spawned process inherits the full environment unless told otherwise; its stderr
    is always drained (a full stderr pipe would block the child) and surfaced through
    logging, an optional callback and `StdioProcess.stderr_tail`.
-3. Shutdown is graceful, then firm: close stdin, wait; terminate, wait; kill.
+3. A spawned process runs in a process group of its own, and shutdown ends the whole
+   group, gracefully then firmly: close stdin, wait; SIGTERM to the group, wait; SIGKILL
+   to the group (see `spawn_stdio`).
 4. A descriptor the event loop can watch (a pipe, socket or tty) is non-blocking and
    read or written when ready. One it cannot (epoll refuses regular files and some
    character devices, such as ``/dev/null``) stays blocking: a regular file is read
@@ -23,8 +25,8 @@ import asyncio
 import logging
 import os
 import select
+import signal
 import stat
-import subprocess
 import sys
 from collections import deque
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
@@ -356,12 +358,28 @@ async def spawn_stdio(
     on_stderr: Callable[[str], Any] | None = None,
     stderr_lines: int = 200,
     shutdown_timeout: float = 2.0,
+    terminate_timeout: float = 2.0,
 ) -> AsyncIterator[StdioProcess]:
     """Start ``command`` and yield a message stream over its stdin/stdout.
 
     ``env`` is added to this process's environment (``inherit_env=False`` passes only
-    ``env``). Each stderr line is logged at INFO on ``jsonrpc_core.stdio``, kept in
+    ``env``). Each stderr line is logged at INFO on ``jsonrpc_core.stdio.stderr``, kept in
     ``stderr_tail`` and passed to ``on_stderr``.
+
+    The process runs in a session and process group of its own (``start_new_session``):
+    a terminal's Ctrl-C, which signals the terminal's foreground process group, reaches
+    this process and not the server. On exit the whole group is ended (rule 3): the
+    server's stdin is closed and the group gets ``shutdown_timeout`` seconds to end by
+    itself; then SIGTERM goes to the group, which gets ``terminate_timeout`` seconds
+    more; then SIGKILL goes to the group. So a process the command started in turn (a
+    launcher's real server, such as the native binary behind an npm package) does not
+    outlive it, unless it left the group itself (``setsid``). stdin, stdout and stderr
+    are pipes of our own, all closed before the context exits, whatever holds their
+    other ends.
+
+    On platforms without process groups (Windows) only the command's own process is
+    ended: stdin closed, ``shutdown_timeout``, terminate, ``terminate_timeout``, kill; a
+    process it started may survive it.
     """
     if not command:
         raise ValueError("command must not be empty")
@@ -369,26 +387,30 @@ async def spawn_stdio(
     if env is not None or not inherit_env:
         full_env = dict(os.environ) if inherit_env else {}
         full_env.update(env or {})
-    # Our own pipes for stdin/stdout: written and read directly, like stdio_server does,
-    # without the extra checkpoints of a buffered stream wrapper.
+    # Our own pipes for stdin, stdout and stderr: written and read directly, like
+    # stdio_server does, without the extra checkpoints of a buffered stream wrapper, and
+    # closed by us however long another process holds their other ends (an asyncio pipe
+    # transport held open by a grandchild would outlive the event loop).
     child_stdin, to_child = os.pipe()
     from_child, child_stdout = os.pipe()
+    from_stderr, child_stderr = os.pipe()
     try:
         process = await anyio.open_process(
             list(command),
             stdin=child_stdin,
             stdout=child_stdout,
-            stderr=subprocess.PIPE,
+            stderr=child_stderr,
             env=full_env,
             cwd=cwd,
+            start_new_session=_PROCESS_GROUPS,
         )
     except OSError as exc:
-        for fd in (to_child, from_child):
+        for fd in (to_child, from_child, from_stderr):
             os.close(fd)
         raise TransportError(f"cannot start {command[0]!r}: {exc.strerror or exc}") from exc
     finally:
-        os.close(child_stdin)
-        os.close(child_stdout)
+        for fd in (child_stdin, child_stdout, child_stderr):
+            os.close(fd)
     stream = StdioProcess(
         process,
         FdReceiveStream(from_child, close_fd=True),
@@ -396,46 +418,121 @@ async def spawn_stdio(
         max_message_size=max_message_size,
         stderr_lines=stderr_lines,
     )
+    stderr = FdReceiveStream(from_stderr, close_fd=True)
+    drained = anyio.Event()
 
     async def drain_stderr() -> None:
-        assert process.stderr is not None
         pending = b""
         name = os.path.basename(command[0])
         try:
-            async for chunk in process.stderr:
+            while True:
+                try:
+                    chunk = await stderr.receive()
+                except anyio.EndOfStream:
+                    break
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
                 for raw in lines:
                     line = raw.decode("utf-8", "replace").rstrip("\r")
                     stream.stderr_tail.append(line)
-                    logger.info("[%s stderr] %s", name, line)
+                    _stderr_logger.info("[%s stderr] %s", name, line)
                     if on_stderr is not None:
                         on_stderr(line)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(drain_stderr)
-        try:
-            yield stream
         finally:
-            with anyio.CancelScope(shield=True):
-                await _shut_down(process, stream, shutdown_timeout)
-            tg.cancel_scope.cancel()
+            drained.set()
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(drain_stderr)
+            try:
+                yield stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await _shut_down(process, stream, shutdown_timeout, terminate_timeout)
+                    # Every writer is gone: the last lines are there to read.
+                    with anyio.move_on_after(_STDERR_LINGER):
+                        await drained.wait()
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await stderr.aclose()
 
 
-async def _shut_down(process: anyio.abc.Process, stream: StdioProcess, timeout: float) -> None:
+# Whether the server gets a process group of its own (spawn_stdio's docstring).
+_PROCESS_GROUPS = hasattr(os, "killpg") and sys.platform != "win32"
+# How long the last stderr lines may take to arrive once the server's group has ended.
+_STDERR_LINGER = 0.5
+_stderr_logger = logging.getLogger("jsonrpc_core.stdio.stderr")
+
+
+async def _shut_down(
+    process: anyio.abc.Process, stream: StdioProcess, grace: float, terminate_timeout: float
+) -> None:
+    """Rule 3: close stdin, wait; SIGTERM to the group, wait; SIGKILL to the group."""
     try:
         await stream.stdin.aclose()
     except (anyio.BrokenResourceError, anyio.ClosedResourceError, OSError):
         pass
+    # The group's id is the leader's pid, as start_new_session made it.
+    group = process.pid if _PROCESS_GROUPS else None
+    if not await _ended(process, group, grace):
+        _send(process, group, terminate=True)
+        if not await _ended(process, group, terminate_timeout):
+            _send(process, group, terminate=False)
+            await process.wait()
+    await stream.aclose()
+
+
+async def _ended(process: anyio.abc.Process, group: int | None, timeout: float) -> bool:
+    """Whether the process, and its group if it has one, ended within ``timeout``."""
     with anyio.move_on_after(timeout):
         await process.wait()
-    if process.returncode is None:
-        process.terminate()
-        with anyio.move_on_after(timeout):
-            await process.wait()
-    if process.returncode is None:
-        process.kill()
-        await process.wait()
-    await stream.aclose()
+        delay = 0.005
+        # Another process of the group has no exit to wait on: look until it is gone.
+        while group is not None and _group_alive(group):
+            await anyio.sleep(delay)
+            delay = min(delay * 2, 0.1)
+        return True
+    return False
+
+
+def _send(process: anyio.abc.Process, group: int | None, *, terminate: bool) -> None:
+    try:
+        if group is not None:
+            os.killpg(group, signal.SIGTERM if terminate else signal.SIGKILL)
+        elif terminate:
+            process.terminate()
+        else:
+            process.kill()
+    except ProcessLookupError:  # already gone
+        pass
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of ``group`` still runs (a zombie, ended and waiting for its new
+    parent to reap it, does not count where ``/proc`` tells)."""
+    try:
+        os.killpg(group, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return True
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as file:
+                stat_line = file.read()
+        except OSError:
+            continue
+        # "pid (comm) state ppid pgrp ...": comm may hold spaces and parentheses.
+        fields = stat_line[stat_line.rfind(b")") + 2 :].split()
+        if len(fields) > 2 and int(fields[2]) == group and fields[0] not in (b"Z", b"X"):
+            return True
+    return False

@@ -159,6 +159,8 @@ def _configure_logging(*, verbose: bool) -> None:
     root = logging.getLogger()
     if verbose:
         logging.basicConfig(level=logging.INFO, format="  [%(name)s] %(message)s")
+        # The commands print a server's or agent's stderr lines themselves (on_stderr).
+        logging.getLogger("jsonrpc_core.stdio.stderr").setLevel(logging.WARNING)
     elif not root.handlers:
         root.addHandler(logging.NullHandler())
 

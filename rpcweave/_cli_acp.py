@@ -3,8 +3,9 @@
 The agent's updates are printed as they stream (`AcpView`); file access is served inside
 the working directory and terminals run locally (`acp_layer.LocalClient`); permission is
 asked at the terminal, or granted with ``--yes``. With ``--prompt`` the turns run one
-after the other and the command ends; without, each line read is a turn (Ctrl-C cancels
-the running turn, Ctrl-D ends).
+after the other and the command ends; without, each line read is a turn (Ctrl-D ends).
+Ctrl-C cancels the running turn; a second Ctrl-C within two seconds, or one at the prompt,
+ends the run (exit status 130): see `rpcweave._console`.
 
 Rule: a command the agent asks to run (``terminal/create``) runs only with consent: ``--yes``,
 a ``y`` typed at the terminal (asked only when stdin is a TTY: a pipe may hold prompts or
@@ -23,7 +24,11 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from ._cli_common import CLIError, HelpFormatter, add_common_options, error_message
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+from ._cli_common import CLIError, HelpFormatter, _leaf, add_common_options, error_message
+from ._console import Interrupts, read_line
 from ._render import AcpView, permission_choice
 from ._trace import Trace
 
@@ -64,7 +69,8 @@ def add_parser(commands: Any) -> None:
         "you granted it in the same turn (with no terminal to ask on, commands are refused "
         "unless --yes). With --prompt the turns run in order and the "
         "exit status is 0 only if every turn ended normally (stop reason end_turn); without "
-        "it, each line you type is a turn (Ctrl-C cancels a turn, Ctrl-D quits).",
+        "it, each line you type is a turn (Ctrl-D quits). Ctrl-C cancels the running turn; "
+        "a second Ctrl-C within two seconds, or one at the prompt, quits (exit status 130).",
         epilog=_EPILOG,
         formatter_class=HelpFormatter,
     )
@@ -132,7 +138,7 @@ class _Permissions:
         for _ in range(3):
             sys.stderr.write(f"choose 1-{len(options)} (or y/n): ")
             sys.stderr.flush()
-            line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            line = await read_line()
             if not line:  # nobody to ask: refuse
                 chosen = _pick(options, ("reject_once", "reject_always"))
                 print(f"\n  (no answer: rejected → {chosen})", file=sys.stderr, flush=True)
@@ -170,11 +176,27 @@ class _Commands:
         async with self.lock:
             sys.stderr.write(self.view.style.bold(f"? {shown}?") + " [y/N] ")
             sys.stderr.flush()
-            line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            line = await read_line()
         allowed = line.strip().lower() in ("y", "yes")
         if not allowed:
             print(f"  (refused: {shown})", file=sys.stderr, flush=True)
         return allowed
+
+
+def _local_client(view: AcpView) -> LocalClient:
+    """The `LocalClient`, telling in the view of a file the agent looked for and did not find
+    (answered -32002, as an agent reading before it writes a new file expects)."""
+    from acp_layer import LocalClient, ResourceNotFound
+
+    class ShownClient(LocalClient):
+        async def read_text_file(self, params: acp.ReadTextFileRequest) -> acp.ReadTextFileResponse:
+            try:
+                return await super().read_text_file(params)
+            except ResourceNotFound:
+                view.not_found(params.path)
+                raise
+
+    return ShownClient(on_update=view.update)
 
 
 def _stdin_is_tty() -> bool:
@@ -185,44 +207,42 @@ def _stdin_is_tty() -> bool:
         return False
 
 
-async def _turn(conn: ClientConnection, session_id: str, text: str, view: AcpView) -> bool:
-    """One prompt turn; Ctrl-C cancels it. Whether it ended normally."""
-    import signal
-
-    async with anyio.create_task_group() as task_group:
-
-        async def cancel_on_interrupt() -> None:
-            with anyio.open_signal_receiver(signal.SIGINT) as signals:
-                async for _ in signals:
-                    view.finish()
-                    print("(cancelling the turn)", file=sys.stderr, flush=True)
-                    await conn.cancel(session_id)
-
-        if sys.stdin.isatty():
-            task_group.start_soon(cancel_on_interrupt)
-        try:
-            response = await conn.prompt(session_id, text)
-        finally:
-            task_group.cancel_scope.cancel()
+async def _turn(
+    conn: ClientConnection, session_id: str, text: str, view: AcpView, interrupts: Interrupts
+) -> bool:
+    """One prompt turn; Ctrl-C cancels it (`Interrupts`). Whether it ended normally."""
+    interrupts.turn(lambda: conn.cancel(session_id))
+    try:
+        response = await conn.prompt(session_id, text)
+    finally:
+        interrupts.turn(None)
     view.end_turn(response.stop_reason)
     return response.stop_reason == "end_turn"
 
 
-async def _interactive(conn: ClientConnection, session_id: str, view: AcpView) -> bool:
+async def _interactive(
+    conn: ClientConnection, session_id: str, view: AcpView, interrupts: Interrupts
+) -> bool:
     ok = True
     while True:
         if sys.stdin.isatty():
-            sys.stderr.write("> ")
-            sys.stderr.flush()
-        line = await anyio.to_thread.run_sync(sys.stdin.readline, abandon_on_cancel=True)
+            view.show_prompt("> ", sys.stderr)
+        try:
+            line = await read_line()
+        finally:
+            view.prompt_answered()
         if not line or line.strip() in ("/quit", "/exit"):
             return ok
         if line.strip():
-            ok = await _turn(conn, session_id, line.rstrip("\n"), view) and ok
+            ok = await _turn(conn, session_id, line.rstrip("\n"), view, interrupts) and ok
 
 
 async def _session(
-    conn: ClientConnection, args: argparse.Namespace, cwd: Path, view: AcpView
+    conn: ClientConnection,
+    args: argparse.Namespace,
+    cwd: Path,
+    view: AcpView,
+    interrupts: Interrupts,
 ) -> bool:
     with anyio.fail_after(args.timeout):
         session = await conn.new_session(str(cwd))
@@ -235,9 +255,9 @@ async def _session(
     if args.prompt:
         ok = True
         for text in args.prompt:
-            ok = await _turn(conn, session.session_id, text, view) and ok
+            ok = await _turn(conn, session.session_id, text, view, interrupts) and ok
         return ok
-    return await _interactive(conn, session.session_id, view)
+    return await _interactive(conn, session.session_id, view, interrupts)
 
 
 def _working_directory(given: str | None) -> Path:
@@ -249,21 +269,55 @@ def _working_directory(given: str | None) -> Path:
 
 async def run(args: argparse.Namespace, command: list[str]) -> int:
     """Run ``acp run``: the agent is ``command``."""
-    from acp_layer import LocalClient, spawn_agent
-
     if not command:
         raise CLIError("no agent given: put its command after --", status=2)
     cwd = _working_directory(args.cwd)
     view = AcpView(sys.stdout)
     lock = anyio.Lock()
-    client: LocalClient = LocalClient(on_update=view.update)
+    client = _local_client(view)
     client.permission = _Permissions(view, yes=args.yes, lock=lock)
     client.commands = _Commands(view, yes=args.yes, lock=lock, interactive=_stdin_is_tty)
     view.client = client
 
     def on_stderr(line: str) -> None:
-        if args.verbose:
+        if args.verbose:  # printed here only: the library's log line is muted (__main__)
+            view.finish()
             print(f"  [agent stderr] {line}", file=sys.stderr, flush=True)
+
+    def notice(text: str) -> None:
+        view.finish()
+        print(text, file=sys.stderr, flush=True)
+
+    ok = False
+    with anyio.CancelScope() as scope:
+        interrupts = Interrupts(scope, notice=notice)
+        try:
+            async with anyio.create_task_group() as watcher:
+                watcher.start_soon(interrupts.watch)
+                try:
+                    ok = await _run_agent(args, command, cwd, view, client, interrupts, on_stderr)
+                finally:
+                    watcher.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # the one failure inside, as it was raised
+            raise _leaf(group) from None
+    if interrupts.quit:
+        view.finish()
+        print("rpcweave: interrupted", file=sys.stderr, flush=True)
+        return 130
+    return 0 if ok else 1
+
+
+async def _run_agent(
+    args: argparse.Namespace,
+    command: list[str],
+    cwd: Path,
+    view: AcpView,
+    client: LocalClient,
+    interrupts: Interrupts,
+    on_stderr: Callable[[str], None],
+) -> bool:
+    """Start the agent, initialize, and run the session; whether every turn ended well."""
+    from acp_layer import spawn_agent
 
     shown = " ".join(command)
     with Trace(args.trace, verbose=args.verbose, title=f"rpcweave acp run {shown}") as trace:
@@ -285,7 +339,6 @@ async def run(args: argparse.Namespace, command: list[str]) -> int:
                     ) from None
                 except Exception as exc:
                     raise CLIError(f"{shown!r} is not an ACP agent: {error_message(exc)}") from None
-                ok = await _session(conn, args, cwd, view)
+                return await _session(conn, args, cwd, view, interrupts)
         finally:
             view.finish()
-    return 0 if ok else 1

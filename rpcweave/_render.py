@@ -185,10 +185,33 @@ class AcpView:
         self._titles: dict[str, str] = {}
         self._diffs: set[tuple[str, int]] = set()
         self._terminal_shown: dict[str, int] = {}
+        self._call_terminals: dict[str, list[str]] = {}  # tool call id -> its terminals
+        self._prompt: tuple[str, TextIO] | None = None  # the input prompt being shown
+
+    def show_prompt(self, prompt: str, stream: TextIO) -> None:
+        """Write the input prompt on ``stream``; a line printed before it is answered
+        goes above it, and the prompt is drawn again under that line."""
+        self._end_stream()
+        stream.write(prompt)
+        stream.flush()
+        self._prompt = (prompt, stream)
+
+    def prompt_answered(self) -> None:
+        """The prompt got its line (or was given up): no more redrawing."""
+        self._prompt = None
 
     def _line(self, text: str) -> None:
         self._end_stream()
+        if self._prompt is None:
+            print(text, file=self.out, flush=True)
+            return
+        prompt, stream = self._prompt
+        # Take the prompt off its line (a new line where a terminal cannot erase one).
+        stream.write("\r\x1b[2K" if _is_terminal(stream) else "\n")
+        stream.flush()
         print(text, file=self.out, flush=True)
+        stream.write(prompt)
+        stream.flush()
 
     def _end_stream(self) -> None:
         if self._stream is not None:
@@ -228,11 +251,11 @@ class AcpView:
             self._titles[update.tool_call_id] = update.title
             kind = f" [{update.kind}]" if update.kind else ""
             self._line(f"{self.style.cyan('⚙')} {update.title}{kind} {self._status(update.status)}")
-            self._contents(update.content)
+            self._contents(update.tool_call_id, update.content)
         elif isinstance(update, s.ToolCallProgress):
             title = update.title or self._titles.get(update.tool_call_id, update.tool_call_id)
             self._line(f"  {self.style.cyan('↳')} {title} {self._status(update.status)}")
-            self._contents(update.content or [])
+            self._contents(update.tool_call_id, update.content or [])
         elif isinstance(update, s.Plan):
             self._line(self.style.bold("Plan:"))
             for entry in update.entries:
@@ -262,9 +285,13 @@ class AcpView:
             return self.style.red(status)
         return self.style.yellow(status)
 
-    def _contents(self, contents: Sequence[acp.ToolCallContent]) -> None:
+    def _contents(self, call_id: str, contents: Sequence[acp.ToolCallContent]) -> None:
         from acp_layer import schema as s
 
+        terminals = self._call_terminals.setdefault(call_id, [])
+        for item in contents:
+            if isinstance(item, s.Terminal) and item.terminal_id not in terminals:
+                terminals.append(item.terminal_id)
         for item in contents:
             if isinstance(item, s.Diff):
                 self._diff(item)
@@ -273,7 +300,27 @@ class AcpView:
             elif isinstance(item, s.Content):
                 block = item.content
                 text = block.text if isinstance(block, s.TextContent) else f"[{block.type}]"
-                self._line(self.style.dim(indent(text)))
+                text = self._without_terminal_output(text, terminals)
+                if text:
+                    self._line(self.style.dim(indent(text)))
+
+    def _without_terminal_output(self, text: str, terminals: Sequence[str]) -> str:
+        """``text`` less the output of the call's terminals, already shown in their
+        blocks (an agent often repeats it as text, in a code fence or not)."""
+        if self.client is None:
+            return text
+        repeated = False
+        for terminal_id in terminals:
+            output = (self.client.displayed_output(terminal_id) or "").strip("\n")
+            if output.strip() and output in text:
+                text = text.replace(output, "", 1)
+                repeated = True
+        if not repeated:
+            return text
+        kept = [line for line in text.splitlines() if line.strip()]
+        if all(line.strip().startswith("```") for line in kept):
+            return ""  # nothing but the fences around the output
+        return "\n".join(kept)
 
     def _diff(self, diff: acp.Diff) -> None:
         key = (diff.path, hash((diff.old_text, diff.new_text)))
@@ -313,6 +360,11 @@ class AcpView:
         for number, option in enumerate(request.options, 1):
             lines.append(f"  {number}) {option.name} ({option.kind})")
         return "\n".join(lines)
+
+    def not_found(self, path: str) -> None:
+        """Note a file the agent looked for that is not there (information: an agent reads
+        a file before writing it, for the diff, and a new file is not there yet)."""
+        self._line(self.style.dim(f"(the agent looked for {path}: not there yet)"))
 
     def end_turn(self, stop_reason: str) -> None:
         """Close the turn's output with its stop reason."""

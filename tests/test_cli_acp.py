@@ -249,3 +249,29 @@ def test_a_command_is_asked_on_the_terminal(answer: bytes, ran: bool, tmp_path: 
     assert (tmp_path / "marker.txt").exists() is ran
     assert (f"(refused: run `{MARKER_LINE}`" in shown) is not ran
     assert "Traceback" not in shown
+
+
+def test_terminal_output_is_printed_once(tmp_path: Path, capsys: Capture) -> None:
+    # The demo agent embeds the terminal and repeats its output as text: shown once.
+    code, out, err = run_cli(
+        capsys, "acp", "run", "--yes", "--cwd", str(tmp_path),
+        "--prompt", "/run sh -c 'echo once-$((40+2))'", "--", *DEMO_AGENT,
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert out.count("once-42") == 1, out
+    assert "    │ once-42" in lines
+    assert "    [Exit code 0]" in lines  # what the text adds to the output is kept
+
+
+def test_a_file_not_found_before_a_write_is_information(tmp_path: Path, capsys: Capture) -> None:
+    # The demo agent reads the file first, for its diff: -32002, which it expects.
+    code, out, err = run_cli(
+        capsys, "acp", "run", "--yes", "--cwd", str(tmp_path), "--prompt", "/write new.txt hi",
+        "--", *DEMO_AGENT,
+    )  # fmt: skip
+    assert code == 0, err
+    lines = out.splitlines()
+    assert f"(the agent looked for {tmp_path}/new.txt: not there yet)" in lines
+    assert f"  ↳ Write {tmp_path}/new.txt completed" in lines
+    assert "error" not in out.lower() and "failed" not in out
