@@ -40,7 +40,8 @@ __all__ = ["add_parser", "run"]
 
 _EPILOG = """examples:
   rpcweave acp run -- python -m rpcweave.examples.acp.demo_agent
-  rpcweave acp run --yes --prompt '/write notes.txt hello' -- python -m rpcweave.examples.acp.demo_agent
+  rpcweave acp run --yes --prompt '/write notes.txt hi' \\
+      -- python -m rpcweave.examples.acp.demo_agent
   rpcweave acp run --yes --prompt '/run ls -l' -- python -m rpcweave.examples.acp.demo_agent
 
 Zed's agent_servers setting starts agents the same way (a command and its arguments).
