@@ -44,12 +44,14 @@ async def connect_agent(
     tap: WireTap | None = None,
     request_timeout: float | None = None,
     terminal_auth: bool = False,
+    initialize_timeout: float | None = None,
 ) -> AsyncIterator[ClientConnection]:
     """A `ClientConnection` to the agent at the other end of ``stream``.
 
     With ``initialize=True`` (the default) the ``initialize`` exchange is done before the
     connection is handed over. ``request_timeout`` bounds every call to the agent (none by
-    default: prompt turns can be long). ``terminal_auth`` advertises ``auth.terminal``: pass
+    default: prompt turns can be long); ``initialize_timeout`` bounds ``initialize`` (a
+    `TimeoutError`). ``terminal_auth`` advertises ``auth.terminal``: pass
     it only if you can run the agent's terminal login (`spawn_agent` does, given a
     ``terminal_login``).
     """
@@ -70,7 +72,8 @@ async def connect_agent(
         try:
             async with peer:
                 if initialize:
-                    await conn.initialize()
+                    with anyio.fail_after(initialize_timeout):
+                        await conn.initialize()
                 yield conn
         finally:
             with anyio.CancelScope(shield=True):
@@ -92,6 +95,7 @@ async def spawn_agent(
     unstable: bool = False,
     tap: WireTap | None = None,
     request_timeout: float | None = None,
+    initialize_timeout: float | None = None,
     auth: str | None = None,
     ask_env: AskEnv | None = None,
     terminal_login: TerminalLogin | None = None,
@@ -103,6 +107,7 @@ async def spawn_agent(
     ``on_stderr`` and kept in ``connection.process.stderr_tail``. A message over
     ``max_message_size`` bytes (default 16 MiB) is answered with an error and skipped; the
     connection lives on. On exit the agent's stdin is closed, then it is terminated.
+    ``initialize_timeout`` bounds each ``initialize`` (see `connect_agent`).
 
     ``auth`` names one of the agent's ``authMethods`` to log in with before the connection is
     handed over (`AuthMethodNotOffered` if it offers none of that id, `LoginFailed` if the
@@ -130,6 +135,7 @@ async def spawn_agent(
             unstable=unstable,
             tap=tap,
             request_timeout=request_timeout,
+            initialize_timeout=initialize_timeout,
             terminal_auth=terminal_login is not None,
         )
 
@@ -208,6 +214,7 @@ async def _spawn_once(
     unstable: bool,
     tap: WireTap | None,
     request_timeout: float | None,
+    initialize_timeout: float | None,
     terminal_auth: bool,
 ) -> AsyncIterator[ClientConnection]:
     async with spawn_stdio(
@@ -225,6 +232,7 @@ async def _spawn_once(
             unstable=unstable,
             tap=tap,
             request_timeout=request_timeout,
+            initialize_timeout=initialize_timeout,
             terminal_auth=terminal_auth,
         ) as conn:
             conn.process = process

@@ -28,7 +28,7 @@ from acp_layer import (
 )
 from acp_layer import schema as s
 
-pytestmark = [requires_acp_schema, pytest.mark.anyio]
+pytestmark = requires_acp_schema
 
 PY_AGENT = [sys.executable, str(FIXTURES / "py_sdk_auth_agent.py")]
 NODE_AGENT = FIXTURES / "node_auth_agent.mjs"
@@ -53,6 +53,7 @@ async def whoami(conn: object, client: LocalClient, cwd: Path) -> str:
     return said(client, sid)[-1]
 
 
+@pytest.mark.anyio
 async def test_auth_required_carries_the_methods_typed_by_kind(tmp_path: Path) -> None:
     client = LocalClient()
     check = SchemaCheck()
@@ -73,6 +74,7 @@ async def test_auth_required_carries_the_methods_typed_by_kind(tmp_path: Path) -
     check.assert_valid()
 
 
+@pytest.mark.anyio
 async def test_auth_required_from_a_prompt_carries_the_methods(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -87,6 +89,7 @@ async def test_auth_required_from_a_prompt_carries_the_methods(
     assert [m.id for m in raised.value.auth_methods] == ["agent-login", "env-key"]
 
 
+@pytest.mark.anyio
 async def test_agent_method_authenticates(tmp_path: Path) -> None:
     client = LocalClient()
     with anyio.fail_after(30):
@@ -95,6 +98,7 @@ async def test_agent_method_authenticates(tmp_path: Path) -> None:
     assert (tmp_path / "agent.log").read_text() == "start key=no\n"  # no restart
 
 
+@pytest.mark.anyio
 async def test_env_var_method_restarts_the_agent_with_the_asked_value(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -115,6 +119,7 @@ async def test_env_var_method_restarts_the_agent_with_the_asked_value(
     assert (tmp_path / "agent.log").read_text() == "start key=no\nstart key=yes\n"
 
 
+@pytest.mark.anyio
 async def test_env_var_method_uses_the_environment_without_a_restart(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -132,6 +137,7 @@ async def test_env_var_method_uses_the_environment_without_a_restart(
     assert (tmp_path / "agent.log").read_text() == "start key=yes\n"
 
 
+@pytest.mark.anyio
 async def test_env_var_method_without_a_value_fails(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -141,6 +147,7 @@ async def test_env_var_method_without_a_value_fails(
             pass
 
 
+@pytest.mark.anyio
 async def test_an_unknown_method_id_lists_the_offered_ones(tmp_path: Path) -> None:
     with anyio.fail_after(30), pytest.raises(AuthMethodNotOffered) as raised:
         async with spawn_agent(PY_AGENT, LocalClient(), env=home(tmp_path), auth="nope"):
@@ -162,6 +169,7 @@ class Login:
         return done.returncode
 
 
+@pytest.mark.anyio
 async def test_terminal_method_runs_the_login_then_reconnects(tmp_path: Path) -> None:
     login = Login(b"tok-42\n")
     client = LocalClient()
@@ -185,6 +193,7 @@ async def test_terminal_method_runs_the_login_then_reconnects(tmp_path: Path) ->
     check.assert_valid()
 
 
+@pytest.mark.anyio
 async def test_a_failed_terminal_login_is_login_failed(tmp_path: Path) -> None:
     with anyio.fail_after(30), pytest.raises(LoginFailed, match="exit status 1"):
         async with spawn_agent(
@@ -198,6 +207,7 @@ async def test_a_failed_terminal_login_is_login_failed(tmp_path: Path) -> None:
     assert not (tmp_path / ".fixture-auth").exists()
 
 
+@pytest.mark.anyio
 async def test_a_terminal_method_is_never_sent_to_authenticate(tmp_path: Path) -> None:
     with anyio.fail_after(30):
         async with spawn_agent(
@@ -210,6 +220,7 @@ async def test_a_terminal_method_is_never_sent_to_authenticate(tmp_path: Path) -
 # -- the TypeScript SDK's agent: agent and terminal methods, logout ----------------------------
 
 
+@pytest.mark.anyio
 async def test_node_agent_login_and_logout(node: str, tmp_path: Path) -> None:  # noqa: F811
     client = LocalClient()
     check = SchemaCheck()
@@ -228,6 +239,7 @@ async def test_node_agent_login_and_logout(node: str, tmp_path: Path) -> None:  
     check.assert_valid()
 
 
+@pytest.mark.anyio
 async def test_node_agent_terminal_login(node: str, tmp_path: Path) -> None:  # noqa: F811
     login = Login(b"node-token\n")
     client = LocalClient()
@@ -238,3 +250,25 @@ async def test_node_agent_terminal_login(node: str, tmp_path: Path) -> None:  # 
         ) as conn:
             assert await whoami(conn, client, tmp_path) == "logged in with node-terminal"
     assert login.runs[0][0] == [*command, "--login"]
+
+
+def test_env_var_methods_are_typed_from_their_raw_form() -> None:
+    from pydantic import TypeAdapter
+
+    from acp_layer import typed_auth_method
+
+    raw = TypeAdapter(s.AuthMethod).validate_python(
+        {"type": "env_var", "id": "k", "name": "Key", "vars": [{"name": "A", "secret": False}]}
+    )
+    typed = typed_auth_method(raw)
+    assert isinstance(typed, AuthMethodEnvVar) and auth_method_kind(typed) == "env_var"
+    assert typed.vars == [AuthEnvVar(name="A", secret=False)]
+    legacy = typed_auth_method(
+        TypeAdapter(s.AuthMethod).validate_python(
+            {"type": "env_var", "id": "k", "name": "Key", "varName": "OPENAI_API_KEY"}
+        )
+    )
+    assert isinstance(legacy, AuthMethodEnvVar)
+    assert [v.name for v in legacy.vars] == ["OPENAI_API_KEY"]
+    odd = typed_auth_method(TypeAdapter(s.AuthMethod).validate_python({"type": "sso", "id": "x"}))
+    assert isinstance(odd, s.UnknownAuthMethod) and auth_method_kind(odd) == "unknown"
