@@ -13,6 +13,8 @@ Rules:
 3. `ClientConnection.cancel` sends ``session/cancel`` and answers the session's pending
    permission requests with the ``cancelled`` outcome, as the spec requires (the requests
    themselves are served by ``_client_server``).
+4. An ``auth_required`` (-32000) answer to a session setup or a prompt is raised as
+   `AuthRequired` carrying the advertised ``auth_methods``, so the caller can offer them.
 """
 
 from __future__ import annotations
@@ -31,8 +33,9 @@ from jsonrpc_core import Peer, RequestType, StdioProcess
 
 from . import _methods as m
 from . import schema as s
+from ._auth import TypedAuthMethod, auth_method_kind, find_auth_method, typed_auth_method
 from ._client import Client
-from ._errors import ResourceNotFound
+from ._errors import AuthRequired, ResourceNotFound
 from ._rpc import (
     CapabilityError,
     ProtocolVersionError,
@@ -86,7 +89,11 @@ class ClientConnection:
         self.protocol_version: int | None = None
         self.agent_capabilities = s.AgentCapabilities()
         self.agent_info: s.Implementation | None = None
-        self.auth_methods: list[s.AuthMethod] = []
+        self.auth_methods: list[TypedAuthMethod] = []
+        """The login methods the agent advertised, typed by kind (``env_var`` included)."""
+        self.terminal_auth = False
+        """Whether ``initialize`` advertises ``auth.terminal`` (set by `spawn_agent` when it
+        can run a terminal login)."""
         self.sessions: dict[str, ClientSideSession] = {}
         self.process: StdioProcess | None = None
         self._setups: set[anyio.Event] = set()
@@ -112,9 +119,14 @@ class ClientConnection:
         self, *, protocol_version: int = s.PROTOCOL_VERSION
     ) -> s.InitializeResponse:
         """Send ``initialize`` with the client's capabilities; refuse another version."""
+        capabilities = self.client.client_capabilities()
+        if self.terminal_auth and not capabilities.auth.terminal:
+            capabilities = capabilities.model_copy(
+                update={"auth": s.AuthCapabilities(terminal=True)}
+            )
         request = s.InitializeRequest(
             protocol_version=protocol_version,
-            client_capabilities=self.client.client_capabilities(),
+            client_capabilities=capabilities,
             client_info=self.client.client_info,
         )
         response = await self.peer.request(m.INITIALIZE, request)
@@ -125,13 +137,19 @@ class ClientConnection:
             )
         self.agent_capabilities = response.agent_capabilities
         self.agent_info = response.agent_info
-        self.auth_methods = list(response.auth_methods)
+        self.auth_methods = [typed_auth_method(method) for method in response.auth_methods]
         self.protocol_version = response.protocol_version
         return response
 
     async def authenticate(self, method_id: str) -> s.AuthenticateResponse:
-        """Authenticate with one of the agent's ``auth_methods``."""
+        """Authenticate with one of the agent's ``auth_methods`` (an ``agent`` or ``env_var``
+        method; a ``terminal`` one is run by `spawn_agent`'s ``auth``, never sent here)."""
         self._require(True, "authenticate")
+        for method in self.auth_methods:
+            if getattr(method, "id", None) == method_id and auth_method_kind(method) == "terminal":
+                raise CapabilityError(
+                    f"{method_id!r} is a terminal login: run it with spawn_agent(auth=...)"
+                )
         request = s.AuthenticateRequest(method_id=method_id)
         return await self.peer.request(m.AUTHENTICATE, request)
 
@@ -139,6 +157,17 @@ class ClientConnection:
         """End the authenticated state (needs ``auth.logout``)."""
         self._require(self.agent_capabilities.auth.logout is not None, "logout")
         return await self.peer.request(m.LOGOUT, s.LogoutRequest())
+
+    def auth_method(self, method_id: str) -> TypedAuthMethod:
+        """The advertised login method ``method_id``, else `AuthMethodNotOffered`."""
+        return find_auth_method(self.auth_methods, method_id)
+
+    async def _request(self, descriptor: RequestType[Any, Any], request: Any) -> Any:
+        try:
+            return await self.peer.request(descriptor, request)
+        except AuthRequired as exc:  # rule 4
+            exc.auth_methods = list(self.auth_methods)
+            raise
 
     # -- sessions --------------------------------------------------------------------------
 
@@ -161,7 +190,7 @@ class ClientConnection:
         done = anyio.Event()
         self._setups.add(done)
         try:
-            response = await self.peer.request(descriptor, request)
+            response = await self._request(descriptor, request)
             new_id = session_id if session_id is not None else response.session_id
             self.sessions[new_id] = ClientSideSession(
                 new_id, request.cwd, list(request.additional_directories)
@@ -310,11 +339,12 @@ class ClientConnection:
         # execute permissions): they start and end with this call.
         session = self.sessions.get(session_id)
         if session is None:
-            return await self.peer.request(m.SESSION_PROMPT, request)
+            unknown: s.PromptResponse = await self._request(m.SESSION_PROMPT, request)
+            return unknown
         session.turn += 1
         session.turns_running += 1
         try:
-            response: s.PromptResponse = await self.peer.request(m.SESSION_PROMPT, request)
+            response: s.PromptResponse = await self._request(m.SESSION_PROMPT, request)
             return response
         finally:
             session.turn += 1

@@ -20,7 +20,8 @@ are built with ``errors=ACP_ERRORS``; elsewhere use ``ACP_ERRORS.from_object(obj
 
 from __future__ import annotations
 
-from typing import Final
+from collections.abc import Sequence
+from typing import Any, Final
 
 from jsonrpc_core import STANDARD_ERRORS, ErrorTable, ServerError
 
@@ -42,6 +43,10 @@ class AuthRequired(ServerError):
 
     code = ErrorCode.AUTH_REQUIRED.value
     default_message = "Authentication required"
+
+    auth_methods: Sequence[Any] = ()
+    """The login methods the agent advertised (`acp_layer.TypedAuthMethod` items): set by
+    `ClientConnection` when a session setup or a prompt is refused with this error."""
 
 
 @ACP_ERRORS.register

@@ -2,7 +2,8 @@
 
 Exit status: 0 on success, 1 when the work failed (a tool error, a failed task, an
 unreachable server), 2 for a usage error, 130 when interrupted. Failures are one line on
-stderr; ``RPCWEAVE_DEBUG=1`` adds the traceback.
+stderr (and a ``detail:`` line with a JSON-RPC error's ``data``); ``RPCWEAVE_DEBUG=1`` adds
+the traceback.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from ._cli_common import (
     CLIError,
     HelpFormatter,
     add_common_options,
+    error_detail,
     error_message,
     split_command,
 )
@@ -143,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             parser_for = _subparser(parser, args)
             print(f"{parser_for.format_usage().rstrip()}", file=sys.stderr)
         print(f"rpcweave: error: {error_message(exc)}", file=sys.stderr)
+        detail = error_detail(exc)
+        if detail:
+            print(f"  detail: {detail}", file=sys.stderr)
         return status
 
 

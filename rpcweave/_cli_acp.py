@@ -11,6 +11,10 @@ Rule: a command the agent asks to run (``terminal/create``) runs only with conse
 a ``y`` typed at the terminal (asked only when stdin is a TTY: a pipe may hold prompts or
 scripted answers, not the user's word for a command), or an ``execute`` permission the
 user granted in the same turn. With no terminal to ask on and no ``--yes`` it is refused.
+
+Logging in (``_cli_acp_auth``): an agent that refuses a session or a prompt with
+auth_required gets its login methods listed, and ``--auth METHOD_ID`` runs one;
+``rpcweave acp auth`` shows them without starting a session.
 """
 
 from __future__ import annotations
@@ -27,7 +31,14 @@ import anyio
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
-from ._cli_common import CLIError, HelpFormatter, _leaf, add_common_options, error_message
+from ._cli_acp_auth import (
+    add_auth_parser,
+    auth_help,
+    initialize_agent,
+    login_error,
+    login_options,
+)
+from ._cli_common import CLIError, HelpFormatter, add_common_options, leaf_exception
 from ._console import Interrupts, read_line
 from ._render import AcpView, permission_choice
 from ._trace import Trace
@@ -43,6 +54,8 @@ _EPILOG = """examples:
   rpcweave acp run --yes --prompt '/write notes.txt hi' \\
       -- python -m rpcweave.examples.acp.demo_agent
   rpcweave acp run --yes --prompt '/run ls -l' -- python -m rpcweave.examples.acp.demo_agent
+  rpcweave acp auth -- npx @zed-industries/codex-acp
+  rpcweave acp run --auth codex-api-key -- npx @zed-industries/codex-acp
 
 Zed's agent_servers setting starts agents the same way (a command and its arguments).
 """
@@ -88,6 +101,13 @@ def add_parser(commands: Any) -> None:
         help="grant every permission the agent asks for and run every command it asks to run",
     )
     run_parser.add_argument(
+        "--auth",
+        metavar="METHOD_ID",
+        help="log in with this one of the agent's login methods first (an agent that asks "
+        "for a login lists them): the agent's own login, an environment variable (taken from "
+        "the environment or asked for without echo), or a login run in this terminal",
+    )
+    run_parser.add_argument(
         "--cwd",
         metavar="DIR",
         help="the session's working directory, the limit of its file access (default: here)",
@@ -98,6 +118,7 @@ def add_parser(commands: Any) -> None:
         "answer within SECONDS (default: %(default)g); prompt turns run for as long as the "
         "agent works",
     )
+    add_auth_parser(sub, _EPILOG)
 
 
 def _pick(options: list[acp.PermissionOption], kinds: tuple[str, ...]) -> str | None:
@@ -269,7 +290,11 @@ def _working_directory(given: str | None) -> Path:
 
 
 async def run(args: argparse.Namespace, command: list[str]) -> int:
-    """Run ``acp run``: the agent is ``command``."""
+    """Run ``acp run`` or ``acp auth``: the agent is ``command``."""
+    if args.acp_command == "auth":
+        from ._cli_acp_auth import run_auth
+
+        return await run_auth(args, command)
     if not command:
         raise CLIError("no agent given: put its command after --", status=2)
     cwd = _working_directory(args.cwd)
@@ -300,7 +325,7 @@ async def run(args: argparse.Namespace, command: list[str]) -> int:
                 finally:
                     watcher.cancel_scope.cancel()
         except BaseExceptionGroup as group:  # the one failure inside, as it was raised
-            raise _leaf(group) from None
+            raise leaf_exception(group) from None
     if interrupts.quit:
         view.finish()
         print("rpcweave: interrupted", file=sys.stderr, flush=True)
@@ -326,20 +351,18 @@ async def _run_agent(
             async with spawn_agent(
                 command,
                 client,
-                initialize=False,
+                initialize=args.auth is not None,  # a login needs the methods first
                 on_stderr=on_stderr,
                 tap=trace.tap if trace.active else None,
+                **login_options(args, view),
             ) as conn:
+                if not conn.initialized:
+                    await initialize_agent(conn, shown, args.timeout)
                 try:
-                    with anyio.fail_after(args.timeout):
-                        await conn.initialize()
-                except TimeoutError:
-                    raise CLIError(
-                        f"{shown!r} is not an ACP agent: no answer to initialize within "
-                        f"{args.timeout:g} s"
-                    ) from None
+                    return await _session(conn, args, cwd, view, interrupts)
                 except Exception as exc:
-                    raise CLIError(f"{shown!r} is not an ACP agent: {error_message(exc)}") from None
-                return await _session(conn, args, cwd, view, interrupts)
+                    raise auth_help(conn, exc, command, asked=args.auth) from None
+        except Exception as exc:
+            raise login_error(exc, command) from None
         finally:
             view.finish()

@@ -3,7 +3,8 @@
 Rules:
 
 1. A command fails by raising; `error_message` turns any exception into one line for
-   stderr (the CLI never shows a traceback unless ``RPCWEAVE_DEBUG`` is set).
+   stderr (the CLI never shows a traceback unless ``RPCWEAVE_DEBUG`` is set), and
+   `error_detail` the ``data`` of a JSON-RPC error (often the real cause) into one more.
 2. ``--`` ends the CLI's own arguments: what follows is a command to start (a stdio MCP
    server, an ACP agent). `split_command` takes it off before argparse sees the rest.
 3. ``--timeout SECONDS`` (default `DEFAULT_TIMEOUT`) is the total deadline of each call
@@ -30,8 +31,10 @@ __all__ = [
     "CLIError",
     "HelpFormatter",
     "add_common_options",
+    "error_detail",
     "error_message",
     "is_timeout",
+    "leaf_exception",
     "load_object",
     "parse_assignments",
     "resolve_target",
@@ -52,10 +55,12 @@ _TIMEOUT_HELP = (
 class CLIError(Exception):
     """A failure to report as ``rpcweave: error: <message>`` with exit status ``status``."""
 
-    def __init__(self, message: str, status: int = 1) -> None:
+    def __init__(self, message: str, status: int = 1, *, detail: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.status = status
+        self.detail = detail
+        """A second line (`error_detail` of the error this one reports)."""
 
 
 class HelpFormatter(argparse.HelpFormatter):
@@ -117,7 +122,7 @@ def add_common_options(
 
 def is_timeout(exc: BaseException) -> bool:
     """Whether ``exc`` (or the one exception inside its groups) is a timeout."""
-    return isinstance(_leaf(exc), TimeoutError)
+    return isinstance(leaf_exception(exc), TimeoutError)
 
 
 def timeout_error(target: str, timeout: float) -> CLIError:
@@ -195,8 +200,8 @@ async def wait_for_signal() -> None:
             return
 
 
-def _leaf(exc: BaseException) -> BaseException:
-    """The one exception inside nested single-member exception groups."""
+def leaf_exception(exc: BaseException) -> BaseException:
+    """The one exception inside nested single-member exception groups (else ``exc``)."""
     while isinstance(exc, BaseExceptionGroup) and len(exc.exceptions) == 1:
         exc = exc.exceptions[0]
     return exc
@@ -206,7 +211,7 @@ def error_message(exc: BaseException) -> str:
     """One line saying what went wrong (rule 1)."""
     from jsonrpc_core import ConnectionClosed, JsonRpcError, RequestTimeout, TransportError
 
-    exc = _leaf(exc)
+    exc = leaf_exception(exc)
     if isinstance(exc, BaseExceptionGroup):
         text = "; ".join(error_message(inner) for inner in exc.exceptions)
     elif isinstance(exc, CLIError):
@@ -227,6 +232,45 @@ def error_message(exc: BaseException) -> str:
     else:
         text = _other_message(exc)
     return " ".join(text.split())
+
+
+_MAX_DETAIL = 500
+
+
+def error_detail(exc: BaseException) -> str | None:
+    """The ``data`` of a JSON-RPC error as one line (its ``message`` and ``details`` first,
+    then any other member), or a `CLIError`'s ``detail``; ``None`` when there is none."""
+    from jsonrpc_core import JsonRpcError
+
+    exc = leaf_exception(exc)
+    if isinstance(exc, CLIError):
+        return exc.detail
+    if not isinstance(exc, JsonRpcError) or not exc.has_data or exc.data is None:
+        return None
+    data = exc.data
+    if isinstance(data, dict):
+        parts = [_text(data[key]) for key in ("message", "details") if data.get(key) is not None]
+        parts += [
+            f"{key}: {_text(value)}"
+            for key, value in data.items()
+            if key not in ("message", "details") and value is not None
+        ]
+        text = "; ".join(part for part in parts if part)
+    else:
+        text = _text(data)
+    text = " ".join(text.split())
+    if not text or text == exc.message:
+        return None
+    return text if len(text) <= _MAX_DETAIL else text[: _MAX_DETAIL - 1] + "…"
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    try:
+        return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    except (TypeError, ValueError):
+        return repr(value)
 
 
 def _other_message(exc: BaseException) -> str:

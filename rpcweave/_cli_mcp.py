@@ -20,6 +20,7 @@ from ._cli_common import (
     CLIError,
     HelpFormatter,
     add_common_options,
+    error_detail,
     error_message,
     is_timeout,
     load_object,
@@ -171,7 +172,7 @@ async def _session(
             with anyio.move_on_after(1):
                 await process.process.wait()
             details = _process_details(process)
-        raise CLIError(f"{what}: {error_message(exc)}{details}") from None
+        raise CLIError(f"{what}: {error_message(exc)}{details}", detail=error_detail(exc)) from None
     try:
         yield session
     finally:
@@ -213,7 +214,7 @@ async def open_session(
     except Exception as exc:
         if is_timeout(exc):
             raise timeout_error(args.url, timeout) from None
-        raise CLIError(f"{what}: {error_message(exc)}") from None
+        raise CLIError(f"{what}: {error_message(exc)}", detail=error_detail(exc)) from None
     try:
         stream = trace.wrap(transport, local="client", remote="server", transport="http")
         async with _session(stream, timeout, what, args.url) as session:
