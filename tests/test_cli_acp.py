@@ -6,12 +6,8 @@ from __future__ import annotations
 
 import io
 import json
-import os
-import pty
-import select
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -25,6 +21,7 @@ from cli_helpers import (
     TARGETS,
     assert_one_line_error,
     run_cli,
+    run_on_a_terminal,
     trace_files,
 )
 
@@ -199,42 +196,9 @@ def test_a_command_with_yes_runs(tmp_path: Path, capsys: Capture) -> None:
 
 
 def _on_a_tty(argv: list[str], cwd: Path, answer: bytes) -> tuple[int, str]:
-    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr; type ``answer`` once
-    ``[y/N]`` shows. Every read is bounded by one 60 s deadline."""
-    master, slave = pty.openpty()
+    """Run ``argv`` on a pseudo-terminal; type ``answer`` once ``[y/N]`` shows."""
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "NO_COLOR": "1", "TERM": "dumb"}
-    process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, cwd=cwd, env=env)
-    os.close(slave)
-    output = bytearray()
-    deadline = time.monotonic() + 60
-
-    def read_until(wanted: bytes | None) -> None:
-        while wanted is None or wanted not in output:
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, output.decode(errors="replace")
-            ready, _, _ = select.select([master], [], [], remaining)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: every holder of the terminal's other side is gone
-                chunk = b""
-            if not chunk:
-                assert wanted is None, output.decode(errors="replace")
-                return
-            output.extend(chunk)
-
-    try:
-        read_until(b"[y/N]")
-        os.write(master, answer)
-        read_until(None)
-        code = process.wait(timeout=max(deadline - time.monotonic(), 1))
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(master)
-    return code, output.decode(errors="replace").replace("\r\n", "\n")
+    return run_on_a_terminal(argv, cwd, env, {b"[y/N]": answer})
 
 
 @pytest.mark.parametrize(("answer", "ran"), [(b"y\n", True), (b"n\n", False), (b"\n", False)])

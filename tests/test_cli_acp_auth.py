@@ -5,11 +5,7 @@ and a JSON-RPC error's ``data`` shown under the error line."""
 from __future__ import annotations
 
 import os
-import pty
-import select
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -18,7 +14,7 @@ from test_acp_interop_node import node  # noqa: F401  (the fixture)
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
-from cli_helpers import PY, ROOT, run_cli
+from cli_helpers import PY, ROOT, run_cli, run_on_a_terminal
 
 pytestmark = requires_acp_schema
 
@@ -177,9 +173,8 @@ def test_node_agent_login_logout_and_error_data(
 
 
 def on_a_tty(argv: list[str], home: Path, answers: dict[bytes, bytes]) -> tuple[int, str]:
-    """Run ``argv`` with a pseudo-terminal as stdin, stdout and stderr; type each answer once
-    its prompt shows, in order. Every read is bounded by one 60 s deadline."""
-    master, slave = pty.openpty()
+    """Run ``argv`` on a pseudo-terminal with ``home`` as HOME and cwd; type each answer
+    once its prompt shows, in order."""
     env = {
         "PYTHONPATH": str(ROOT),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
@@ -187,41 +182,7 @@ def on_a_tty(argv: list[str], home: Path, answers: dict[bytes, bytes]) -> tuple[
         "NO_COLOR": "1",
         "TERM": "dumb",
     }
-    process = subprocess.Popen(
-        argv, stdin=slave, stdout=slave, stderr=slave, cwd=home, env=env, start_new_session=True
-    )
-    os.close(slave)
-    output = bytearray()
-    deadline = time.monotonic() + 60
-
-    def read_until(wanted: bytes | None) -> None:
-        while wanted is None or wanted not in output:
-            remaining = deadline - time.monotonic()
-            assert remaining > 0, output.decode(errors="replace")
-            ready, _, _ = select.select([master], [], [], remaining)
-            if not ready:
-                continue
-            try:
-                chunk = os.read(master, 4096)
-            except OSError:  # EIO: every holder of the terminal's other side is gone
-                chunk = b""
-            if not chunk:
-                assert wanted is None, output.decode(errors="replace")
-                return
-            output.extend(chunk)
-
-    try:
-        for prompt, answer in answers.items():
-            read_until(prompt)
-            os.write(master, answer)
-        read_until(None)
-        code = process.wait(timeout=max(deadline - time.monotonic(), 1))
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
-        os.close(master)
-    return code, output.decode(errors="replace").replace("\r\n", "\n")
+    return run_on_a_terminal(argv, home, env, answers)
 
 
 RPCWEAVE = [PY, "-m", "rpcweave"]
