@@ -21,6 +21,10 @@ from jsonrpc_core.testing import StreamingASGITransport
 pytestmark = pytest.mark.anyio
 
 HOOK = "http://127.0.0.1:8765/hook"
+WORKING_EVENT = StreamResponse.model_validate(
+    {"statusUpdate": {"taskId": "t", "contextId": "c", "status": {"state": "TASK_STATE_WORKING"}}}
+).model_dump_json(by_alias=True, exclude_none=True)
+"""A status update's JSON, as a webhook receives it."""
 
 
 async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
@@ -137,15 +141,7 @@ async def test_delivery_gives_up_after_the_retry_budget() -> None:
 
 async def test_receiver_refuses_forged_tokens_and_keeps_going() -> None:
     receiver = PushReceiver(token="right")
-    body = StreamResponse.model_validate(
-        {
-            "statusUpdate": {
-                "taskId": "t",
-                "contextId": "c",
-                "status": {"state": "TASK_STATE_WORKING"},
-            }
-        }
-    ).model_dump_json(by_alias=True, exclude_none=True)
+    body = WORKING_EVENT
     transport = StreamingASGITransport(receiver.asgi_app())
     async with httpx.AsyncClient(transport=transport, base_url=BASE) as http:
         forged = await http.post("/hook", content=body, headers={TOKEN_HEADER: "wrong"})
@@ -164,15 +160,7 @@ async def test_receiver_refuses_forged_tokens_and_keeps_going() -> None:
 
 async def test_receiver_drops_a_body_cut_off_by_a_disconnect_and_answers_nothing() -> None:
     receiver = PushReceiver(token="right")
-    body = StreamResponse.model_validate(
-        {
-            "statusUpdate": {
-                "taskId": "t",
-                "contextId": "c",
-                "status": {"state": "TASK_STATE_WORKING"},
-            }
-        }
-    ).model_dump_json(by_alias=True, exclude_none=True)
+    body = WORKING_EVENT
     # The whole event but for its last byte, then the client goes away.
     messages: list[dict[str, Any]] = [
         {"type": "http.request", "body": body[:-1].encode(), "more_body": True},

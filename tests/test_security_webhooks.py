@@ -31,7 +31,7 @@ import anyio
 import httpx
 import pytest
 from a2a_fixtures.harness import in_process, make_card, message, rpc
-from test_a2a_push import Flaky
+from test_a2a_push import WORKING_EVENT, Flaky
 
 import jsonrpc_core._http1_asyncio as http1_asyncio
 import jsonrpc_core._http1_conn as http1_conn
@@ -419,16 +419,7 @@ async def test_a_callers_own_push_client_is_still_checked_before_each_delivery()
             config = TaskPushNotificationConfig(url="http://127.0.0.1:9/hook", token="tok")
             refused = await server.push.deliver(config, b"{}")
             public = TaskPushNotificationConfig(url="http://public.example.test/hook", token="tok")
-            body = StreamResponse.model_validate(
-                {
-                    "statusUpdate": {
-                        "taskId": "t",
-                        "contextId": "c",
-                        "status": {"state": "TASK_STATE_WORKING"},
-                    }
-                }
-            ).model_dump_json(by_alias=True, exclude_none=True)
-            sent = await server.push.deliver(public, body.encode())
+            sent = await server.push.deliver(public, WORKING_EVENT.encode())
     assert refused is False and sent is True
     assert [h["host"] for h in hook.headers] == ["public.example.test"]
 
