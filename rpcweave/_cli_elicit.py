@@ -106,9 +106,7 @@ def _parse(spec: dict[str, Any], text: str) -> Any:
         )
         if kind != "array":
             return picked[0]
-        low, high = spec.get("minItems"), spec.get("maxItems")
-        if (low is not None and len(picked) < low) or (high is not None and len(picked) > high):
-            raise ValueError(f"choose between {low or 0} and {high or len(choices)}")
+        _check_range(len(picked), spec.get("minItems"), spec.get("maxItems"), " choices")
         return picked
     if kind == "boolean":
         if text.lower() in _YES:
@@ -121,11 +119,18 @@ def _parse(spec: dict[str, Any], text: str) -> Any:
             number: int | float = int(text) if kind == "integer" else float(text)
         except ValueError:
             raise ValueError(f"not {'an integer' if kind == 'integer' else 'a number'}") from None
-        low, high = spec.get("minimum"), spec.get("maximum")
-        if (low is not None and number < low) or (high is not None and number > high):
-            raise ValueError(f"must be between {low} and {high}")
+        _check_range(number, spec.get("minimum"), spec.get("maximum"), "")
         return number
     return _check_string(spec, text)
+
+
+def _check_range(value: float, low: float | None, high: float | None, unit: str) -> None:
+    if low is not None and high is not None and not low <= value <= high:
+        raise ValueError(f"must be between {low} and {high}{unit}")
+    if low is not None and value < low:
+        raise ValueError(f"at least {low}{unit}")
+    if high is not None and value > high:
+        raise ValueError(f"at most {high}{unit}")
 
 
 def _check_string(spec: dict[str, Any], text: str) -> str:
