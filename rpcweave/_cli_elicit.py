@@ -10,13 +10,17 @@ Rules:
    description, default and choices, validates the answer and asks again when it does
    not fit, then whether to send the answers (accept), decline or cancel; URL mode
    prints the URL and asks whether to continue. End of input (Ctrl-D) cancels.
-3. Without a terminal nothing is asked: the question is answered ``cancel`` (a user who
+3. The user's time does not count against ``--timeout``: while a question is on the
+   terminal the call's deadline (`TerminalElicitation.deadline`, a cancel scope the
+   command puts around the call) is suspended, and what was left of it resumes after.
+4. Without a terminal nothing is asked: the question is answered ``cancel`` (a user who
    dismissed it) and recorded in `TerminalElicitation.unanswered`, which the command
    turns into its one-line error (`no_terminal_error`).
 """
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from collections.abc import Callable
@@ -89,7 +93,7 @@ def describe_request(params: Any) -> str:
 
 
 def no_terminal_error(tool: str, asked: list[str]) -> CLIError:
-    """The one line for a tool that asked for input with no terminal to ask on (rule 3)."""
+    """The one line for a tool that asked for input with no terminal to ask on (rule 4)."""
     what = "; ".join(asked)
     return CLIError(f"tool {tool!r} asked for input ({what}) and there is no terminal to ask on")
 
@@ -164,7 +168,7 @@ def _pick(choices: list[tuple[str, str]], text: str) -> str:
 
 
 class TerminalElicitation:
-    """The elicitation handler of ``rpcweave mcp call`` (module rules 1-3).
+    """The elicitation handler of ``rpcweave mcp call`` (module rules 1-4).
 
     ``stdin``/``out`` default to the process's stdin and stderr; ``interactive``
     defaults to whether stdin is a terminal."""
@@ -187,7 +191,12 @@ class TerminalElicitation:
                 interactive = False
         self.interactive = interactive
         self.unanswered: list[str] = []
-        """What the tool asked that could not be asked (rule 3)."""
+        """What the tool asked that could not be asked (rule 4)."""
+        self.deadline: anyio.CancelScope | None = None
+        """The call's deadline, suspended while the user answers (rule 3)."""
+        self._asking = 0
+        self._left = 0.0
+        self._one_at_a_time = anyio.Lock()
 
     async def __call__(self, params: Any) -> Any:
         from mcp_layer.types import ElicitResult
@@ -195,12 +204,28 @@ class TerminalElicitation:
         if not self.interactive:
             self.unanswered.append(describe_request(params))
             return ElicitResult(action="cancel")
-        # One question at a time: the thread reads the terminal; a cancelled call
-        # leaves it blocked on its read, which ends with the process.
-        action, content = await anyio.to_thread.run_sync(
-            self._ask, _data(params), abandon_on_cancel=True
-        )
+        self._suspend()
+        try:
+            # The thread reads the terminal; a cancelled call leaves it blocked on its
+            # read, which ends with the process.
+            async with self._one_at_a_time:
+                action, content = await anyio.to_thread.run_sync(
+                    self._ask, _data(params), abandon_on_cancel=True
+                )
+        finally:
+            self._resume()
         return ElicitResult(action=action, content=content)
+
+    def _suspend(self) -> None:
+        if self.deadline is not None and self._asking == 0:
+            self._left = self.deadline.deadline - anyio.current_time()
+            self.deadline.deadline = math.inf
+        self._asking += 1
+
+    def _resume(self) -> None:
+        self._asking -= 1
+        if self.deadline is not None and self._asking == 0:
+            self.deadline.deadline = anyio.current_time() + self._left
 
     def _say(self, text: str) -> None:
         self.out.write(text)
@@ -250,13 +275,10 @@ class TerminalElicitation:
 
     def _field(self, name: str, spec: dict[str, Any], required: bool) -> Any:
         title = spec.get("title")
-        head = f"{name}" + (f" ({title})" if title and title != name else "")
+        head = f"{name}" + (f" “{title}”" if title and title != name else "")
         details = _kind(spec) + ("" if required else ", optional")
-        self._say(
-            f"  {head}: {details}"
-            + (f" - {spec['description']}" if spec.get("description") else "")
-            + "\n"
-        )
+        about = f": {spec['description']}" if spec.get("description") else ""
+        self._say(f"  {head} ({details}){about}\n")  # unlike the prompt, "  name: "
         choices = _choices(spec)
         if choices:
             listed = "  ".join(f"{i}) {label}" for i, (_, label) in enumerate(choices, 1))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -424,11 +425,17 @@ async def _call(
 ) -> int:
     check_arguments(await session.list_all_tools(), tool, arguments, extra=args.allow_extra)
     try:
-        result = await session.call_tool(tool, arguments)
+        # The call's own deadline, which the terminal suspends while the user answers.
+        with anyio.CancelScope(deadline=anyio.current_time() + args.timeout) as deadline:
+            if asker is not None:
+                asker.deadline = deadline
+            result = await session.call_tool(tool, arguments, timeout=math.inf)
     except Exception:
         if asker is not None and asker.unanswered:  # why it failed: nobody to answer
             raise no_terminal_error(tool, asker.unanswered) from None
         raise
+    if deadline.cancelled_caught:
+        raise TimeoutError  # said with the target's name by _client
     if asker is not None and asker.unanswered:
         raise no_terminal_error(tool, asker.unanswered)
     if result.is_error:

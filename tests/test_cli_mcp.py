@@ -398,20 +398,20 @@ class Terminal:
 def test_elicitation_is_answered_on_the_terminal(http_server: str, version: str) -> None:
     term = Terminal("mcp", "call", "--protocol-version", version, http_server, "deploy", "env=prod")
     term.expect("tool 'deploy' asks: Deploy to prod?")
-    term.expect("yes: boolean - really deploy")
+    term.expect("  yes (boolean): really deploy\n")
     term.answer("  yes: ", "maybe")
     term.expect("! answer yes or no")
     term.answer("  yes: ", "y")
-    term.expect("replicas: integer, optional")
+    term.expect("  replicas (integer, optional)\n")
     term.answer("  replicas [2]: ", "12")
     term.expect("! must be between 1 and 9")
     term.answer("  replicas [2]: ", "")  # the default
-    term.expect("region: choose one")
+    term.expect("  region (choose one)\n")
     term.expect("1) eu  2) us")
     term.answer("  region: ", "")
     term.expect("! required")
     term.answer("  region: ", "2")
-    term.expect("note: string, optional - for the log")
+    term.expect("  note (string, optional): for the log\n")
     term.answer("  note: ", "-")  # skipped
     term.answer("send these answers? [Y]es / [n]o, decline / [c]ancel: ", "y")
     code, output = term.finish()
@@ -471,3 +471,27 @@ def test_the_2026_era_over_http_with_a_trace(
     recording, _, _ = trace_files(trace)
     methods = [json.loads(line)["message"].get("method") for line in recording.splitlines()]
     assert methods[0] == "server/discover" and "initialize" not in methods, methods
+
+
+@pytest.mark.parametrize("version", ["2025-11-25", "2026-07-28"])
+def test_the_users_time_does_not_count_against_the_timeout(http_server: str, version: str) -> None:
+    term = Terminal(
+        "mcp",
+        "call",
+        "--timeout",
+        "2",
+        "--protocol-version",
+        version,
+        http_server,
+        "deploy",
+        "env=prod",
+    )
+    term.expect("  yes: ")
+    time.sleep(3)  # the user thinks longer than --timeout (not a synchronisation)
+    os.write(term.master, b"y\n")
+    term.answer("  replicas [2]: ", "")
+    term.answer("  region: ", "eu")
+    term.answer("  note: ", "")
+    term.answer("send these answers?", "y")
+    code, output = term.finish()
+    assert code == 0 and "deployed region='eu' replicas=2 yes=True\n" in output, output
