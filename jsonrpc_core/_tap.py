@@ -129,6 +129,17 @@ class TappedStream:
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    def __setattr__(self, name: str, value: Any) -> None:
+        # A transport's knobs set by its user (Streamable HTTP's ``message_headers``,
+        # which the MCP client sets for the 2026 era) must reach the transport itself.
+        if name in _OWN_ATTRIBUTES:
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self.inner, name, value)
+
+
+_OWN_ATTRIBUTES = frozenset({"inner", "_tap", "_local", "_remote", "_transport"})
+
 
 class JsonLinesSink:
     """Appends each record to a JSON Lines file."""

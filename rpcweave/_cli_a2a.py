@@ -25,7 +25,8 @@ from ._cli_common import (
     add_common_options,
     error_message,
     is_timeout,
-    resolve_target,
+    listening,
+    load_served,
     timeout_error,
     wait_for_signal,
 )
@@ -330,10 +331,10 @@ async def _poll(client: A2AClient, task: Task, *, continued: bool, status: Statu
     async with status.running():
         while True:
             state = task.status.state
+            if (state.is_terminal or state.is_interrupted) and task.status != before:
+                return task  # the caller prints it: not as a status line too
             note = f": {text_of(task.status.message)}" if task.status.message else ""
             status.set(f"task {task.id} {state_name(state)}{note}")
-            if (state.is_terminal or state.is_interrupted) and task.status != before:
-                return task
             await anyio.sleep(delay)
             delay = min(delay * 2, 1.0)
             task = await client.get_task(task.id)
@@ -432,43 +433,56 @@ def _module_card(module: Any) -> AgentCard | None:
     return None
 
 
+_ACCEPTS = (
+    "an A2A agent function `async def agent(context, updater)`, an a2a_layer.AgentExecutor "
+    "(class or instance), an A2AServer, or a function taking no arguments that returns one"
+)
+
+
+def _is_agent_function(value: Any) -> bool:
+    if not inspect.iscoroutinefunction(value):
+        return False
+    try:
+        inspect.signature(value).bind(None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _servable(value: Any) -> bool:
+    from a2a_layer import A2AServer, AgentExecutor
+
+    if inspect.isclass(value):
+        return False  # an executor class is called (with no arguments) by load_served
+    return isinstance(value, (A2AServer, AgentExecutor)) or _is_agent_function(value)
+
+
 def build_server(
     target: str, store: str | None, *, allow_private_webhooks: bool = False
 ) -> A2AServer:
     """The `A2AServer` for ``module:attribute`` (see ``a2a serve --help``)."""
-    from a2a_layer import A2AServer, AgentExecutor, SQLiteTaskStore
+    from a2a_layer import A2AServer, SQLiteTaskStore
 
-    module, value = resolve_target(target)
+    module, value = load_served(target, "a2a serve", _ACCEPTS, _servable)
+    if isinstance(value, A2AServer):
+        if store:
+            raise CLIError("--store cannot change the store of an A2AServer object", 2)
+        if allow_private_webhooks and value.push is not None:
+            value.push.allow_private_webhooks = True
+        return value
+    task_store = None
+    if store:
+        kind, _, path = store.partition(":")
+        if kind != "sqlite" or not path:
+            raise CLIError(f"--store: expected sqlite:PATH, got {store!r}", status=2)
+        task_store = SQLiteTaskStore(Path(path))
     name = target.rpartition(":")[2]
-    for _ in range(2):  # a factory is called once
-        if isinstance(value, A2AServer):
-            if store:
-                raise CLIError("--store cannot change the store of an A2AServer object", 2)
-            if allow_private_webhooks and value.push is not None:
-                value.push.allow_private_webhooks = True
-            return value
-        if inspect.isclass(value) and issubclass(value, AgentExecutor):
-            value = value()
-        if isinstance(value, AgentExecutor) or inspect.iscoroutinefunction(value):
-            task_store = None
-            if store:
-                kind, _, path = store.partition(":")
-                if kind != "sqlite" or not path:
-                    raise CLIError(f"--store: expected sqlite:PATH, got {store!r}", status=2)
-                task_store = SQLiteTaskStore(Path(path))
-            card = _module_card(module) or _default_card(name, value)
-            return A2AServer(
-                card, value, store=task_store, allow_private_webhooks=allow_private_webhooks
-            )
-        if callable(value):
-            value = value()
-            continue
-        break
-    raise CLIError(f"{target} is not an agent executor, agent function or A2AServer")
+    card = _module_card(module) or _default_card(name, value)
+    return A2AServer(card, value, store=task_store, allow_private_webhooks=allow_private_webhooks)
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from jsonrpc_core import MessageStream, running_server
+    from jsonrpc_core import MessageStream
 
     server = build_server(
         args.target, args.store, allow_private_webhooks=args.allow_private_webhooks
@@ -482,7 +496,7 @@ async def _serve(args: argparse.Namespace) -> int:
             )
 
         server.http.serve_connection = traced
-        async with running_server(server.asgi_app(), host=args.host, port=args.port) as url:
+        async with listening(server.asgi_app(), args.host, args.port) as url:
             print(f"A2A agent {server.card.name!r} listening on {url}", flush=True)
             if server.push is not None and server.push.allow_private_webhooks:
                 print("push: private webhook targets allowed", flush=True)

@@ -10,16 +10,27 @@ Rules:
 3. ``--timeout SECONDS`` (default `DEFAULT_TIMEOUT`) is the total deadline of each call
    a client command makes, however slowly the server sends; running out of it is the
    one line of `timeout_error`.
+4. A ``serve`` command names its target as ``module:attr``; `load_served` is the one
+   loader: the object itself when the command takes it, else a function or class that
+   can be called with no arguments is called once; anything else is refused with one
+   line saying what the target is and what the command accepts (never a TypeError
+   from calling it wrongly).
+5. `listening` opens a server's port; a port in use (or any failure to bind) is one
+   line naming the address and port with a hint.
 """
 
 from __future__ import annotations
 
 import argparse
+import errno
 import importlib
 import importlib.util
+import inspect
 import json
+import socket
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +42,15 @@ __all__ = [
     "CLIError",
     "HelpFormatter",
     "add_common_options",
+    "describe_object",
     "error_detail",
     "error_message",
     "is_timeout",
     "leaf_exception",
+    "listen_error",
+    "listening",
     "load_object",
+    "load_served",
     "parse_assignments",
     "resolve_target",
     "split_command",
@@ -187,6 +202,98 @@ def resolve_target(target: str) -> tuple[Any, Any]:
 def load_object(target: str) -> Any:
     """The object named by ``module:attr`` (see `resolve_target`)."""
     return resolve_target(target)[1]
+
+
+def describe_object(value: Any) -> str:
+    """What ``value`` is, for an error line: "a function taking (x, y)", "an int"."""
+    if inspect.isclass(value):
+        return f"a class {value.__name__}{_parameters(value)}"
+    if inspect.iscoroutinefunction(value):
+        return f"an async function taking {_parameters(value)}"
+    if inspect.isfunction(value) or inspect.ismethod(value) or inspect.isbuiltin(value):
+        return f"a function taking {_parameters(value)}"
+    name = type(value).__name__
+    article = "an" if name[:1].lower() in "aeiou" else "a"
+    return f"{article} {name} object" if callable(value) else f"{article} {name}"
+
+
+def _parameters(value: Any) -> str:
+    try:
+        signature = inspect.signature(value)
+    except (TypeError, ValueError):
+        return "(...)"
+    return "(" + ", ".join(signature.parameters) + ")"
+
+
+def _callable_without_arguments(value: Any) -> bool:
+    try:
+        inspect.signature(value).bind()
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): try it
+        return True
+    return True
+
+
+def load_served(
+    target: str, command: str, accepts: str, accept: Callable[[Any], bool]
+) -> tuple[Any, Any]:
+    """(module, object) for ``serve``'s ``module:attr`` (rule 4).
+
+    ``accept`` says whether an object is one ``command`` serves (described by
+    ``accepts``, e.g. "an mcp_layer.MCPServer or a function returning one"). A target
+    that is not is called once when it takes no arguments (a factory, or a class); what
+    it returns must be accepted."""
+    module, value = resolve_target(target)
+    if accept(value):
+        return module, value
+    refused = f"{target} is {describe_object(value)}"
+    if callable(value) and _callable_without_arguments(value):
+        produced = value()
+        if inspect.isawaitable(produced):
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()
+            raise CLIError(f"{refused}; {command} accepts {accepts}")
+        if accept(produced):
+            return module, produced
+        refused += f" returning {describe_object(produced)}"
+    raise CLIError(f"{refused}; {command} accepts {accepts}")
+
+
+_LISTEN_HINTS = {
+    errno.EADDRINUSE: "address already in use (another server is running there? "
+    "--port 0 picks a free port)",
+    errno.EACCES: "permission denied (ports below 1024 need privileges; --port 0 picks a "
+    "free port)",
+    errno.EADDRNOTAVAIL: "address not available (--host must be an address of this machine)",
+}
+
+
+def listen_error(host: str, port: int, exc: OSError) -> CLIError:
+    """The one line for a server that cannot bind ``host:port`` (rule 5)."""
+    where = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    if isinstance(exc, socket.gaierror):
+        reason = f"unknown host {host!r} (--host takes an address, e.g. 127.0.0.1)"
+    else:
+        reason = _LISTEN_HINTS.get(exc.errno or 0) or (exc.strerror or str(exc)).lower()
+    return CLIError(f"cannot listen on {where}: {reason}")
+
+
+@asynccontextmanager
+async def listening(app: Any, host: str, port: int) -> AsyncIterator[str]:
+    """`jsonrpc_core.running_server` for a ``serve`` command: its base URL (rule 5)."""
+    from jsonrpc_core import running_server
+
+    started = False
+    try:
+        async with running_server(app, host=host, port=port) as url:
+            started = True
+            yield url
+    except OSError as exc:
+        if started:
+            raise
+        raise listen_error(host, port, exc) from None
 
 
 async def wait_for_signal() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -23,11 +24,13 @@ from ._cli_common import (
     error_detail,
     error_message,
     is_timeout,
-    load_object,
+    listening,
+    load_served,
     parse_assignments,
     timeout_error,
     wait_for_signal,
 )
+from ._cli_elicit import TerminalElicitation, no_terminal_error
 from ._render import Style
 from ._trace import Trace
 
@@ -61,6 +64,12 @@ def _client_parser(
     )
     parser.add_argument("--sse", action="store_true", help="the URL speaks HTTP+SSE (2024-11-05)")
     parser.add_argument("--json", action="store_true", help="print the answer as JSON")
+    parser.add_argument(
+        "--protocol-version",
+        metavar="VERSION",
+        help="the MCP revision to speak: a handshake-era one (default: the newest), "
+        "2026-07-28, or auto (server/discover, else initialize)",
+    )
     add_common_options(parser)
     return parser
 
@@ -95,6 +104,12 @@ def add_parser(commands: Any) -> None:
     )
     call.add_argument(
         "words", nargs="+", metavar="ARG", help="[URL] TOOL [KEY=VALUE ...] (no URL with --)"
+    )
+    call.add_argument(
+        "--allow-extra",
+        action="store_true",
+        help="send arguments the tool's inputSchema does not declare (refused by default: "
+        "most likely a typo)",
     )
     read = _client_parser(
         sub,
@@ -155,13 +170,25 @@ def _process_details(process: Any) -> str:
 
 @asynccontextmanager
 async def _session(
-    stream: Any, timeout: float, what: str, target: str, process: Any = None
+    stream: Any,
+    args: argparse.Namespace,
+    what: str,
+    target: str,
+    process: Any = None,
+    elicitation: TerminalElicitation | None = None,
 ) -> AsyncIterator[ClientSession]:
     from mcp_layer import ClientSession
+    from mcp_layer.types import LATEST_PROTOCOL_VERSION
 
+    timeout: float = args.timeout
     # ``request_timeout`` bounds initialize too (a fail_after around __aenter__ would
     # wrap the peer's task group, which outlives it).
-    session = ClientSession(stream, request_timeout=timeout)
+    session = ClientSession(
+        stream,
+        request_timeout=timeout,
+        protocol_version=args.protocol_version or LATEST_PROTOCOL_VERSION,
+        elicitation=elicitation,
+    )
     try:
         await session.__aenter__()
     except Exception as exc:
@@ -182,9 +209,13 @@ async def _session(
 
 @asynccontextmanager
 async def open_session(
-    args: argparse.Namespace, command: list[str], trace: Trace
+    args: argparse.Namespace,
+    command: list[str],
+    trace: Trace,
+    elicitation: TerminalElicitation | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """An initialized session to the target of ``args`` (stdio command or URL)."""
+    """An initialized session to the target of ``args`` (stdio command or URL); the
+    server's questions go to ``elicitation``."""
     from jsonrpc_core import spawn_stdio
 
     timeout: float = args.timeout
@@ -198,7 +229,7 @@ async def open_session(
         what = f"{shown} did not start an MCP server"
         async with spawn_stdio(command, on_stderr=on_stderr) as process:
             stream = trace.wrap(process, local="client", remote="server", transport="stdio")
-            async with _session(stream, timeout, what, shown, process) as session:
+            async with _session(stream, args, what, shown, process, elicitation) as session:
                 yield session
         return
     from jsonrpc_core import HTTPSSETransport, StreamableHTTPTransport
@@ -217,7 +248,7 @@ async def open_session(
         raise CLIError(f"{what}: {error_message(exc)}", detail=error_detail(exc)) from None
     try:
         stream = trace.wrap(transport, local="client", remote="server", transport="http")
-        async with _session(stream, timeout, what, args.url) as session:
+        async with _session(stream, args, what, args.url, None, elicitation) as session:
             yield session
     finally:
         await transport.__aexit__(None, None, None)
@@ -328,10 +359,86 @@ async def _prompts(session: ClientSession, args: argparse.Namespace) -> int:
     return 0
 
 
+_SHOWN_TOOLS = 12
+"""How many tool names an unknown tool's error lists."""
+
+
+def _tool_names(tools: list[mcp.Tool]) -> str:
+    names = [tool.name for tool in tools]
+    if not names:
+        return "it has no tools"
+    shown = ", ".join(names[:_SHOWN_TOOLS])
+    if len(names) > _SHOWN_TOOLS:
+        shown += f", … ({len(names) - _SHOWN_TOOLS} more: rpcweave mcp tools lists them)"
+    return f"its tools: {shown}"
+
+
+def _accepts_extra(schema: dict[str, Any]) -> bool:
+    """Whether a tool's inputSchema takes arguments it does not name.
+
+    JSON Schema's default allows them, but a CLI user who typed an undeclared name
+    most likely mistyped one: only a schema that names no properties, or says
+    ``additionalProperties`` (or ``patternProperties``) explicitly, takes them."""
+    properties = schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return True
+    extra = schema.get("additionalProperties")
+    return extra is True or isinstance(extra, dict) or bool(schema.get("patternProperties"))
+
+
+def check_arguments(
+    tools: list[mcp.Tool], name: str, arguments: dict[str, Any], *, extra: bool
+) -> None:
+    """Refuse, before the call, an unknown tool, an argument its inputSchema does not
+    declare (unless ``extra``) and a missing required argument."""
+    tool = next((tool for tool in tools if tool.name == name), None)
+    if tool is None:
+        raise CLIError(f"no tool {name!r} on this server; {_tool_names(tools)}")
+    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    properties = schema.get("properties")
+    declared = list(properties) if isinstance(properties, dict) else []
+    unknown = [key for key in arguments if key not in declared]
+    if unknown and not extra and not _accepts_extra(schema):
+        names = ", ".join(repr(key) for key in unknown)
+        plural = "s" if len(unknown) > 1 else ""
+        raise CLIError(
+            f"tool {name!r} takes no argument{plural} {names}; its arguments: "
+            f"{_arguments(schema)} (--allow-extra sends undeclared arguments anyway)",
+            status=2,
+        )
+    required = schema.get("required")
+    missing = [key for key in required or [] if key not in arguments]
+    if isinstance(required, list) and missing:
+        names = ", ".join(repr(key) for key in missing)
+        plural = "s" if len(missing) > 1 else ""
+        raise CLIError(
+            f"tool {name!r} needs argument{plural} {names}; its arguments: {_arguments(schema)}",
+            status=2,
+        )
+
+
 async def _call(
-    session: ClientSession, args: argparse.Namespace, tool: str, arguments: dict[str, Any]
+    session: ClientSession,
+    args: argparse.Namespace,
+    tool: str,
+    arguments: dict[str, Any],
+    asker: TerminalElicitation | None,
 ) -> int:
-    result = await session.call_tool(tool, arguments)
+    check_arguments(await session.list_all_tools(), tool, arguments, extra=args.allow_extra)
+    try:
+        # The call's own deadline, which the terminal suspends while the user answers.
+        with anyio.CancelScope(deadline=anyio.current_time() + args.timeout) as deadline:
+            if asker is not None:
+                asker.deadline = deadline
+            result = await session.call_tool(tool, arguments, timeout=math.inf)
+    except Exception:
+        if asker is not None and asker.unanswered:  # why it failed: nobody to answer
+            raise no_terminal_error(tool, asker.unanswered) from None
+        raise
+    if deadline.cancelled_caught:
+        raise TimeoutError  # said with the target's name by _client
+    if asker is not None and asker.unanswered:
+        raise no_terminal_error(tool, asker.unanswered)
     if result.is_error:
         text = content_text(list(result.content)) or "no details"
         raise CLIError(f"tool {tool!r} failed: {text}")
@@ -365,10 +472,11 @@ async def _client(args: argparse.Namespace, command: list[str]) -> int:
         raise CLIError("read takes one URI", status=2)
     arguments = parse_assignments(words[1:]) if args.mcp_command == "call" else {}
     title = f"rpcweave mcp {args.mcp_command}"
+    asker = TerminalElicitation(words[0]) if args.mcp_command == "call" else None
     with Trace(args.trace, verbose=args.verbose, title=title) as trace:
         try:
-            async with open_session(args, command, trace) as session:
-                return await _command(session, args, words, arguments)
+            async with open_session(args, command, trace, asker) as session:
+                return await _command(session, args, words, arguments, asker)
         except Exception as exc:
             if not is_timeout(exc):
                 raise
@@ -376,7 +484,11 @@ async def _client(args: argparse.Namespace, command: list[str]) -> int:
 
 
 async def _command(
-    session: ClientSession, args: argparse.Namespace, words: list[str], arguments: dict[str, Any]
+    session: ClientSession,
+    args: argparse.Namespace,
+    words: list[str],
+    arguments: dict[str, Any],
+    asker: TerminalElicitation | None = None,
 ) -> int:
     if args.mcp_command == "tools":
         return await _tools(session, args)
@@ -385,23 +497,25 @@ async def _command(
     if args.mcp_command == "prompts":
         return await _prompts(session, args)
     if args.mcp_command == "call":
-        return await _call(session, args, words[0], arguments)
+        return await _call(session, args, words[0], arguments, asker)
     return await _read(session, args, words)
 
 
 def _load_server(target: str) -> MCPServer:
     from mcp_layer import MCPServer
 
-    value = load_object(target)
-    if not isinstance(value, MCPServer) and callable(value):
-        value = value()
-    if not isinstance(value, MCPServer):
-        raise CLIError(f"{target} is not an mcp_layer.MCPServer (nor a function returning one)")
-    return value
+    _, server = load_served(
+        target,
+        "mcp serve",
+        "an mcp_layer.MCPServer or a function taking no arguments that returns one",
+        lambda value: isinstance(value, MCPServer),
+    )
+    assert isinstance(server, MCPServer)
+    return server
 
 
 async def _serve(args: argparse.Namespace) -> int:
-    from jsonrpc_core import MessageStream, running_server, stdio_server
+    from jsonrpc_core import MessageStream, stdio_server
 
     server = _load_server(args.target)
     with Trace(args.trace, verbose=args.verbose, title=f"MCP server {args.target}") as trace:
@@ -419,7 +533,7 @@ async def _serve(args: argparse.Namespace) -> int:
             )
 
         app.serve_connection = traced
-        async with running_server(app, host=args.host, port=args.port) as url:
+        async with listening(app, args.host, args.port) as url:
             print(f"MCP server {server.name!r} listening on {url}/mcp", flush=True)
             await wait_for_signal()
     return 0

@@ -199,3 +199,58 @@ def test_errors_never_show_a_traceback(capsys: pytest.CaptureFixture[str]) -> No
     code, _, err = run_cli(capsys, "mcp", "serve", "no_such_module_xyz:server")
     assert code == 1
     assert_one_line_error(err, "cannot import")
+
+
+def _form(properties: dict[str, object], required: list[str]) -> object:
+    from mcp_layer.types import ElicitRequestFormParams
+
+    return ElicitRequestFormParams.model_validate(
+        {
+            "message": "Pick",
+            "requestedSchema": {"type": "object", "properties": properties, "required": required},
+        }
+    )
+
+
+@pytest.mark.anyio
+async def test_terminal_elicitation_validates_each_field_kind() -> None:
+    from rpcweave._cli_elicit import TerminalElicitation
+
+    params = _form(
+        {
+            "mail": {"type": "string", "format": "email"},
+            "size": {"type": "number", "minimum": 0.5},
+            "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}},
+            "tier": {
+                "type": "string",
+                "oneOf": [{"const": "g", "title": "Gold"}, {"const": "s", "title": "Silver"}],
+            },
+            "when": {"type": "string", "format": "date", "default": "2026-01-01"},
+        },
+        ["mail", "size", "tags", "tier"],
+    )
+    typed = "nope\nme@example.org\n0.1\n2.5\nx\n1, c\nsilver\n\ny\n"
+    out = io.StringIO()
+    asker = TerminalElicitation("t", stdin=io.StringIO(typed), out=out, interactive=True)
+    result = await asker(params)
+    shown = out.getvalue()
+    assert "! not a valid email" in shown and "! at least 0.5" in shown
+    assert "! pick one of the numbers or values shown" in shown and "1) Gold  2) Silver" in shown
+    assert result.action == "accept"
+    assert result.content == {
+        "mail": "me@example.org",
+        "size": 2.5,
+        "tags": ["a", "c"],
+        "tier": "s",
+        "when": "2026-01-01",
+    }
+
+
+@pytest.mark.anyio
+async def test_terminal_elicitation_end_of_input_cancels() -> None:
+    from rpcweave._cli_elicit import TerminalElicitation
+
+    params = _form({"name": {"type": "string"}}, ["name"])
+    asker = TerminalElicitation("t", stdin=io.StringIO(""), out=io.StringIO(), interactive=True)
+    result = await asker(params)
+    assert (result.action, result.content) == ("cancel", None)

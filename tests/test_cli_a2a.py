@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -217,7 +218,7 @@ def test_error_paths(coding_agent: str, capsys: Capture) -> None:
     ("argv", "status", "message"),
     [
         (["card", "not-a-url"], 2, "'not-a-url' is not an http(s) URL"),
-        (["serve", f"{TARGETS}:STOP_REASONS"], 1, "is not an agent executor"),
+        (["serve", f"{TARGETS}:STOP_REASONS"], 1, "STOP_REASONS is a tuple; a2a serve accepts"),
         (["serve", CODING_AGENT, "--store", "redis:x"], 2, "--store: expected sqlite:PATH"),
         (["card", "http://127.0.0.1:1", "--", "x"], 2, "a2a commands take no command after --"),
     ],
@@ -228,3 +229,70 @@ def test_usage_and_target_errors(
     code, _, err = run_cli(capsys, "a2a", *argv)
     assert code == status
     assert "rpcweave: error: " in err and message in err
+
+
+# -- the errors a newcomer hits (issue #21) -------------------------------------------------
+
+
+def test_serve_on_a_port_in_use_names_it_with_a_hint(capsys: Capture) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code, out, err = run_cli(capsys, "a2a", "serve", f"{TARGETS}:replying", "--port", str(port))
+    assert code == 1 and out == ""
+    assert_one_line_error(
+        err,
+        f"cannot listen on 127.0.0.1:{port}: address already in use",
+        "--port 0 picks a free port",
+    )
+
+
+def test_serve_port_0_prints_the_port_it_listens_on(capsys: Capture) -> None:
+    server = CLIServer("a2a", "serve", f"{TARGETS}:replying", "--port", "0")
+    try:
+        match = re.fullmatch(r"http://127\.0\.0\.1:(\d+)", server.url)
+        assert match is not None and int(match.group(1)) > 0, server.url
+        code, out, err = run_cli(capsys, "a2a", "send", server.url, "there")
+        assert (code, out) == (0, "hello, there\n"), err
+    finally:
+        status, err = server.stop()
+    assert status == 0, err
+
+
+@pytest.mark.parametrize(
+    ("attribute", "what"),
+    [
+        ("plain", "is a function taking (x)"),
+        ("wrong_agent", "is an async function taking (x)"),
+        ("make_number", "is a function taking () returning an int"),
+    ],
+)
+def test_serve_says_what_it_accepts_for_a_wrong_target(
+    attribute: str, what: str, capsys: Capture
+) -> None:
+    code, _, err = run_cli(capsys, "a2a", "serve", f"{TARGETS}:{attribute}")
+    assert code == 1
+    assert_one_line_error(
+        err,
+        f"{TARGETS}:{attribute} {what}; a2a serve accepts an A2A agent function "
+        "`async def agent(context, updater)`, an a2a_layer.AgentExecutor",
+    )
+
+
+def test_send_wait_prints_each_status_once_off_a_terminal(
+    coding_agent: str, capsys: Capture
+) -> None:
+    code, out, err = run_cli(capsys, "a2a", "send", coding_agent, "Write sub in python", "--wait")
+    assert code == 0, err
+    match = TASK_ID.search(out)
+    assert match is not None, out
+    task_id = match.group(1)
+    assert out.splitlines().count(f"task {task_id} completed") == 1, out
+    code, out, err = run_cli(
+        capsys, "a2a", "send", coding_agent, "Write a function that reverses a string", "--wait"
+    )
+    assert code == 0, err
+    match = TASK_ID.search(out)
+    assert match is not None, out
+    assert out.splitlines().count(f"task {match.group(1)} input-required") == 1, out

@@ -123,14 +123,24 @@ async def test_a2a_connect_card_fetch_ends_at_its_deadline(mode: str) -> None:
 # -- MCP over Streamable HTTP ------------------------------------------------------------------
 
 
-def _initialize_result(body: bytes) -> bytes:
+def _result(body: bytes, result: dict[str, Any]) -> bytes:
+    """The JSON-RPC response carrying ``result`` to the request in ``body``."""
     request = json.loads(body)
+    return json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+
+
+def _initialize_result(body: bytes) -> bytes:
     result = {
         "protocolVersion": "2025-11-25",
         "capabilities": {"tools": {}},
         "serverInfo": {"name": "trickle", "version": "1"},
     }
-    return json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": result}).encode()
+    return _result(body, result)
+
+
+# The one tool the CLI tests call (`rpcweave mcp call` lists the tools first, to check
+# the arguments it was given).
+_TOOLS = {"tools": [{"name": "slow", "inputSchema": {"type": "object", "properties": {}}}]}
 
 
 def _method(body: bytes) -> str | None:
@@ -149,6 +159,8 @@ def _mcp_answer(trickle: str) -> Any:
             return None
         if method == "initialize":
             return response(200, _initialize_result(body))
+        if method == "tools/list":
+            return response(200, _result(body, _TOOLS))
         if head.startswith(b"POST"):
             return response(202)
         return response(404 if head.startswith(b"DELETE") else 405)
