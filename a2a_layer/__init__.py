@@ -20,148 +20,55 @@ Calling one::
             ...
 
 Everything but `types` (errors, server, client, stores, push) is imported on first
-use, so that ``import a2a_layer`` stays cheap (no HTTP stack, no JSON-RPC core).
+use, so that ``import a2a_layer`` stays cheap (no HTTP stack, no module of the JSON-RPC
+core).
 """
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from . import types
+from jsonrpc_core import install_lazy_exports
 
-if TYPE_CHECKING:
-    from ._card import CARD_PATH, LEGACY_CARD_PATH, CardNotFound, resolve_card
-    from ._client import A2AClient, BearerToken, NoSupportedInterface, user_message
-    from ._errors import (
-        A2A_ERRORS,
-        A2AError,
-        ContentTypeNotSupported,
-        ExtendedAgentCardNotConfigured,
-        ExtensionSupportRequired,
-        InvalidAgentResponse,
-        PushNotificationNotSupported,
-        TaskNotCancelable,
-        TaskNotFound,
-        UnsupportedOperation,
-        VersionNotSupported,
-    )
-    from ._executor import (
-        AgentExecutor,
-        AgentFunction,
-        ExecutionContext,
-        TaskUpdater,
-        agent_message,
-        new_id,
-        text_of,
-    )
-    from ._postgres import PostgresTaskStore
-    from ._push import TOKEN_HEADER, PushDispatcher, PushReceiver, PushRejected
-    from ._runtime import CallInfo
-    from ._server import A2AServer
-    from ._shared import SharedTaskStore
-    from ._sqlite import SQLiteTaskStore
-    from ._state import InvalidTransition
-    from ._store import InMemoryTaskStore, MessageRecord, TaskPage, TaskQuery, TaskStore
+from . import types as types
 
-_ERRORS = (
-    "A2A_ERRORS",
-    "A2AError",
-    "ContentTypeNotSupported",
-    "ExtendedAgentCardNotConfigured",
-    "ExtensionSupportRequired",
-    "InvalidAgentResponse",
-    "PushNotificationNotSupported",
-    "TaskNotCancelable",
-    "TaskNotFound",
-    "UnsupportedOperation",
-    "VersionNotSupported",
-)
-
-_LAZY = {
-    **dict.fromkeys(_ERRORS, "._errors"),
-    "CARD_PATH": "._card",
-    "LEGACY_CARD_PATH": "._card",
-    "CardNotFound": "._card",
-    "resolve_card": "._card",
-    "A2AClient": "._client",
-    "BearerToken": "._client",
-    "NoSupportedInterface": "._client",
-    "user_message": "._client",
-    "AgentExecutor": "._executor",
-    "AgentFunction": "._executor",
-    "ExecutionContext": "._executor",
-    "TaskUpdater": "._executor",
-    "agent_message": "._executor",
-    "new_id": "._executor",
-    "text_of": "._executor",
-    "TOKEN_HEADER": "._push",
-    "PushDispatcher": "._push",
-    "PushReceiver": "._push",
-    "PushRejected": "._push",
-    "CallInfo": "._runtime",
-    "A2AServer": "._server",
-    "PostgresTaskStore": "._postgres",
-    "SharedTaskStore": "._shared",
-    "SQLiteTaskStore": "._sqlite",
-    "InvalidTransition": "._state",
-    "InMemoryTaskStore": "._store",
-    "MessageRecord": "._store",
-    "TaskPage": "._store",
-    "TaskQuery": "._store",
-    "TaskStore": "._store",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'a2a_layer' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
-
-
-__all__ = [
-    "A2A_ERRORS",
-    "CARD_PATH",
-    "LEGACY_CARD_PATH",
-    "TOKEN_HEADER",
-    "A2AClient",
-    "A2AError",
-    "A2AServer",
-    "AgentExecutor",
-    "AgentFunction",
-    "BearerToken",
-    "CallInfo",
-    "CardNotFound",
-    "ContentTypeNotSupported",
-    "ExecutionContext",
-    "ExtendedAgentCardNotConfigured",
-    "ExtensionSupportRequired",
-    "InMemoryTaskStore",
-    "InvalidAgentResponse",
-    "InvalidTransition",
-    "MessageRecord",
-    "NoSupportedInterface",
-    "PostgresTaskStore",
-    "PushDispatcher",
-    "PushNotificationNotSupported",
-    "PushReceiver",
-    "PushRejected",
-    "SQLiteTaskStore",
-    "SharedTaskStore",
-    "TaskNotCancelable",
-    "TaskNotFound",
-    "TaskPage",
-    "TaskQuery",
-    "TaskStore",
-    "TaskUpdater",
-    "UnsupportedOperation",
-    "VersionNotSupported",
-    "agent_message",
-    "new_id",
-    "resolve_card",
-    "text_of",
-    "types",
-    "user_message",
-]
+if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from ._card import CARD_PATH as CARD_PATH
+    from ._card import LEGACY_CARD_PATH as LEGACY_CARD_PATH
+    from ._card import CardNotFound as CardNotFound
+    from ._card import resolve_card as resolve_card
+    from ._client import A2AClient as A2AClient
+    from ._client import BearerToken as BearerToken
+    from ._client import NoSupportedInterface as NoSupportedInterface
+    from ._client import user_message as user_message
+    from ._errors import A2A_ERRORS as A2A_ERRORS
+    from ._errors import A2AError as A2AError
+    from ._errors import ContentTypeNotSupported as ContentTypeNotSupported
+    from ._errors import ExtendedAgentCardNotConfigured as ExtendedAgentCardNotConfigured
+    from ._errors import ExtensionSupportRequired as ExtensionSupportRequired
+    from ._errors import InvalidAgentResponse as InvalidAgentResponse
+    from ._errors import PushNotificationNotSupported as PushNotificationNotSupported
+    from ._errors import TaskNotCancelable as TaskNotCancelable
+    from ._errors import TaskNotFound as TaskNotFound
+    from ._errors import UnsupportedOperation as UnsupportedOperation
+    from ._errors import VersionNotSupported as VersionNotSupported
+    from ._executor import AgentExecutor as AgentExecutor
+    from ._executor import AgentFunction as AgentFunction
+    from ._executor import ExecutionContext as ExecutionContext
+    from ._executor import TaskUpdater as TaskUpdater
+    from ._executor import agent_message as agent_message
+    from ._executor import new_id as new_id
+    from ._executor import text_of as text_of
+    from ._postgres import PostgresTaskStore as PostgresTaskStore
+    from ._push import TOKEN_HEADER as TOKEN_HEADER
+    from ._push import PushDispatcher as PushDispatcher
+    from ._push import PushReceiver as PushReceiver
+    from ._push import PushRejected as PushRejected
+    from ._runtime import CallInfo as CallInfo
+    from ._server import A2AServer as A2AServer
+    from ._shared import SharedTaskStore as SharedTaskStore
+    from ._sqlite import SQLiteTaskStore as SQLiteTaskStore
+    from ._state import InvalidTransition as InvalidTransition
+    from ._store import InMemoryTaskStore as InMemoryTaskStore
+    from ._store import MessageRecord as MessageRecord
+    from ._store import TaskPage as TaskPage
+    from ._store import TaskQuery as TaskQuery
+    from ._store import TaskStore as TaskStore

@@ -19,125 +19,45 @@ tables; `ACP_ERRORS` the error classes. Everything but `schema` loads on first u
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from . import schema
+from jsonrpc_core import install_lazy_exports
 
-if TYPE_CHECKING:
-    from ._agent import Agent
-    from ._agent_connection import AgentConnection, AgentSession, TerminalHandle
-    from ._agent_server import run_agent_stdio, serve_agent
-    from ._auth import (
-        AskEnv,
-        AuthEnvVar,
-        AuthMethodEnvVar,
-        AuthMethodNotOffered,
-        LoginFailed,
-        TerminalLogin,
-        TypedAuthMethod,
-        auth_method_kind,
-        run_terminal_login,
-        typed_auth_method,
-    )
-    from ._client import Client
-    from ._client_connect import connect_agent, spawn_agent
-    from ._client_connection import ClientConnection, ClientSideSession
-    from ._consent import CommandPolicy, CommandRefused, TerminalCommand
-    from ._errors import ACP_ERRORS, AuthRequired, ResourceNotFound
-    from ._local_client import LocalClient
-    from ._mcp import connect_mcp_servers
-    from ._rpc import CapabilityError, ProtocolVersionError, after_response
-    from ._terminals import OutputBuffer
-    from ._workspace import OutsideWorkspace, confine
+from . import schema as schema
 
-_LAZY = {
-    "ACP_ERRORS": "._errors",
-    "Agent": "._agent",
-    "AgentConnection": "._agent_connection",
-    "AgentSession": "._agent_connection",
-    "AskEnv": "._auth",
-    "AuthEnvVar": "._auth",
-    "AuthMethodEnvVar": "._auth",
-    "AuthMethodNotOffered": "._auth",
-    "AuthRequired": "._errors",
-    "CapabilityError": "._rpc",
-    "Client": "._client",
-    "ClientConnection": "._client_connection",
-    "ClientSideSession": "._client_connection",
-    "CommandPolicy": "._consent",
-    "CommandRefused": "._consent",
-    "LocalClient": "._local_client",
-    "LoginFailed": "._auth",
-    "OutputBuffer": "._terminals",
-    "OutsideWorkspace": "._workspace",
-    "ProtocolVersionError": "._rpc",
-    "ResourceNotFound": "._errors",
-    "TerminalCommand": "._consent",
-    "TerminalHandle": "._agent_connection",
-    "TerminalLogin": "._auth",
-    "TypedAuthMethod": "._auth",
-    "after_response": "._rpc",
-    "auth_method_kind": "._auth",
-    "confine": "._workspace",
-    "connect_agent": "._client_connect",
-    "connect_mcp_servers": "._mcp",
-    "run_agent_stdio": "._agent_server",
-    "run_terminal_login": "._auth",
-    "serve_agent": "._agent_server",
-    "spawn_agent": "._client_connect",
-    "typed_auth_method": "._auth",
-}
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module 'acp_layer' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module_name, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
-
-
-__all__ = [
-    "ACP_ERRORS",
-    "Agent",
-    "AgentConnection",
-    "AgentSession",
-    "AskEnv",
-    "AuthEnvVar",
-    "AuthMethodEnvVar",
-    "AuthMethodNotOffered",
-    "AuthRequired",
-    "CapabilityError",
-    "Client",
-    "ClientConnection",
-    "ClientSideSession",
-    "CommandPolicy",
-    "CommandRefused",
-    "LocalClient",
-    "LoginFailed",
-    "OutputBuffer",
-    "OutsideWorkspace",
-    "ProtocolVersionError",
-    "ResourceNotFound",
-    "TerminalCommand",
-    "TerminalHandle",
-    "TerminalLogin",
-    "TypedAuthMethod",
-    "after_response",
-    "auth_method_kind",
-    "confine",
-    "connect_agent",
-    "connect_mcp_servers",
-    "run_agent_stdio",
-    "run_terminal_login",
-    "schema",
-    "serve_agent",
-    "spawn_agent",
-    "typed_auth_method",
-]
+if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from ._agent import Agent as Agent
+    from ._agent_connection import AgentConnection as AgentConnection
+    from ._agent_connection import AgentSession as AgentSession
+    from ._agent_connection import TerminalHandle as TerminalHandle
+    from ._agent_server import run_agent_stdio as run_agent_stdio
+    from ._agent_server import serve_agent as serve_agent
+    from ._auth import AskEnv as AskEnv
+    from ._auth import AuthEnvVar as AuthEnvVar
+    from ._auth import AuthMethodEnvVar as AuthMethodEnvVar
+    from ._auth import AuthMethodNotOffered as AuthMethodNotOffered
+    from ._auth import LoginFailed as LoginFailed
+    from ._auth import TerminalLogin as TerminalLogin
+    from ._auth import TypedAuthMethod as TypedAuthMethod
+    from ._auth import auth_method_kind as auth_method_kind
+    from ._auth import run_terminal_login as run_terminal_login
+    from ._auth import typed_auth_method as typed_auth_method
+    from ._client import Client as Client
+    from ._client_connect import connect_agent as connect_agent
+    from ._client_connect import spawn_agent as spawn_agent
+    from ._client_connection import ClientConnection as ClientConnection
+    from ._client_connection import ClientSideSession as ClientSideSession
+    from ._consent import CommandPolicy as CommandPolicy
+    from ._consent import CommandRefused as CommandRefused
+    from ._consent import TerminalCommand as TerminalCommand
+    from ._errors import ACP_ERRORS as ACP_ERRORS
+    from ._errors import AuthRequired as AuthRequired
+    from ._errors import ResourceNotFound as ResourceNotFound
+    from ._local_client import LocalClient as LocalClient
+    from ._mcp import connect_mcp_servers as connect_mcp_servers
+    from ._rpc import CapabilityError as CapabilityError
+    from ._rpc import ProtocolVersionError as ProtocolVersionError
+    from ._rpc import after_response as after_response
+    from ._terminals import OutputBuffer as OutputBuffer
+    from ._workspace import OutsideWorkspace as OutsideWorkspace
+    from ._workspace import confine as confine

@@ -7,370 +7,247 @@ friends), methods declared as data (`RequestType`, `NotificationType`,
 """
 
 # Every name is loaded on first use (PEP 562), so a process pays only for the parts it
-# touches: a stdio peer never imports the HTTP server, httpx, the trace renderers or the
-# event stores. `TYPE_CHECKING` keeps the names visible to type checkers.
+# touches: a stdio peer never imports the HTTP server, httpx or the event stores. Each
+# name is declared once, in the block at the end (see `install_lazy_exports`).
 
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:
-    from ._bytestream import NdjsonStream
-    from ._context import RequestContext
-    from ._deadline import Deadline
-    from ._errors import (
-        STANDARD_ERRORS,
-        ConnectionClosed,
-        ErrorTable,
-        InternalError,
-        InvalidParams,
-        InvalidRequest,
-        JsonRpcError,
-        LocalError,
-        MethodNotFound,
-        ParseError,
-        RequestCancelled,
-        RequestTimeout,
-        ResultValidationError,
-        RpcError,
-        ServerError,
-        TransportError,
-        error_class_for_code,
-        error_from_object,
-        register_error,
-    )
-    from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
-    from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-    from ._http1 import HTTP1Transport, new_async_client
-    from ._http1_resolve import (
-        AddressRefused,
-        AddressResolver,
-        is_public_address,
-        public_addresses_only,
-    )
-    from ._http_body import (
-        DEFAULT_MAX_BODY_SIZE,
-        ResponseTooLarge,
-        fetch_body,
-        read_response_body,
-    )
-    from ._http_caller import HTTPCaller
-    from ._http_client import (
-        HTTPSSETransport,
-        HTTPStatusError,
-        SessionExpired,
-        StreamableHTTPTransport,
-    )
-    from ._http_common import (
-        BodyTooLarge,
-        BodyTooSlow,
-        ClientDisconnected,
-        HTTPError,
-        HTTPRequest,
-        HTTPRequestInfo,
-        HTTPResponse,
-        Route,
-        SSEResponse,
-        read_body,
-    )
-    from ._http_security import (
-        BearerAuth,
-        OriginPolicy,
-        ScopeRequirement,
-        TokenVerifier,
-        principal_scopes,
-        without_credentials,
-    )
-    from ._http_serve import running_server, serve
-    from ._http_server import HTTPServerOptions, JsonRpcHTTPApp, ServeConnection
-    from ._http_sessions import HTTPSession, SessionPolicy
-    from ._methods import (
-        MethodRegistry,
-        NotificationType,
-        RequestType,
-        format_validation_error,
-    )
-    from ._peer import CancelHook, Peer, RequestFilter
-    from ._pg_event_store import PostgresEventStore
-    from ._sse import SSEDecoder, SSEError, SSEEvent, encode_comment, encode_event
-    from ._stdio import FdReceiveStream, FdSendStream, StdioProcess, spawn_stdio, stdio_server
-    from ._tap import JsonLinesSink, TappedStream, TapRecord, WireTap
-    from ._trace_html import MERMAID_URL, trace_to_html, write_trace_views
-    from ._trace_render import TraceEvent, read_trace, trace_events, trace_to_mermaid
-    from ._transport import (
-        MemoryMessageStream,
-        MessageStream,
-        Received,
-        encode_payload,
-        memory_pair,
-    )
-    from ._wire import (
-        Batch,
-        ErrorResponse,
-        Incoming,
-        InvalidMessage,
-        Message,
-        Notification,
-        Request,
-        RequestId,
-        Response,
-        StreamEnd,
-        encode,
-        encode_batch,
-        parse,
-        parse_object,
-        recover_id,
-    )
 
-_LAZY: dict[str, str] = {
-    "NdjsonStream": "_bytestream",
-    "RequestContext": "_context",
-    "ConnectionClosed": "_errors",
-    "Deadline": "_deadline",
-    "ErrorTable": "_errors",
-    "InternalError": "_errors",
-    "InvalidParams": "_errors",
-    "InvalidRequest": "_errors",
-    "JsonRpcError": "_errors",
-    "LocalError": "_errors",
-    "MethodNotFound": "_errors",
-    "ParseError": "_errors",
-    "RequestCancelled": "_errors",
-    "RequestTimeout": "_errors",
-    "ResultValidationError": "_errors",
-    "RpcError": "_errors",
-    "STANDARD_ERRORS": "_errors",
-    "ServerError": "_errors",
-    "TransportError": "_errors",
-    "error_class_for_code": "_errors",
-    "error_from_object": "_errors",
-    "register_error": "_errors",
-    "EventStore": "_event_store",
-    "InMemoryEventStore": "_event_store",
-    "Replay": "_event_store",
-    "SharedEventStore": "_event_store",
-    "DEFAULT_MAX_MESSAGE_SIZE": "_framing",
-    "LineFramer": "_framing",
-    "Oversized": "_framing",
-    "HTTPSSETransport": "_http_client",
-    "HTTPStatusError": "_http_client",
-    "SessionExpired": "_http_client",
-    "StreamableHTTPTransport": "_http_client",
-    "BodyTooLarge": "_http_common",
-    "BodyTooSlow": "_http_common",
-    "ClientDisconnected": "_http_common",
-    "read_body": "_http_common",
-    "HTTPError": "_http_common",
-    "HTTPRequest": "_http_common",
-    "HTTPRequestInfo": "_http_common",
-    "HTTPResponse": "_http_common",
-    "Route": "_http_common",
-    "SSEResponse": "_http_common",
-    "BearerAuth": "_http_security",
-    "OriginPolicy": "_http_security",
-    "ScopeRequirement": "_http_security",
-    "TokenVerifier": "_http_security",
-    "principal_scopes": "_http_security",
-    "without_credentials": "_http_security",
-    "HTTP1Transport": "_http1",
-    "DEFAULT_MAX_BODY_SIZE": "_http_body",
-    "ResponseTooLarge": "_http_body",
-    "fetch_body": "_http_body",
-    "read_response_body": "_http_body",
-    "HTTPCaller": "_http_caller",
-    "new_async_client": "_http1",
-    "AddressRefused": "_http1_resolve",
-    "AddressResolver": "_http1_resolve",
-    "is_public_address": "_http1_resolve",
-    "public_addresses_only": "_http1_resolve",
-    "running_server": "_http_serve",
-    "serve": "_http_serve",
-    "HTTPServerOptions": "_http_server",
-    "JsonRpcHTTPApp": "_http_server",
-    "ServeConnection": "_http_server",
-    "HTTPSession": "_http_sessions",
-    "SessionPolicy": "_http_sessions",
-    "MethodRegistry": "_methods",
-    "NotificationType": "_methods",
-    "RequestType": "_methods",
-    "format_validation_error": "_methods",
-    "CancelHook": "_peer",
-    "Peer": "_peer",
-    "RequestFilter": "_peer",
-    "PostgresEventStore": "_pg_event_store",
-    "SSEDecoder": "_sse",
-    "SSEError": "_sse",
-    "SSEEvent": "_sse",
-    "encode_comment": "_sse",
-    "encode_event": "_sse",
-    "FdReceiveStream": "_stdio",
-    "FdSendStream": "_stdio",
-    "StdioProcess": "_stdio",
-    "spawn_stdio": "_stdio",
-    "stdio_server": "_stdio",
-    "JsonLinesSink": "_tap",
-    "TapRecord": "_tap",
-    "TappedStream": "_tap",
-    "WireTap": "_tap",
-    "MERMAID_URL": "_trace_html",
-    "trace_to_html": "_trace_html",
-    "write_trace_views": "_trace_html",
-    "TraceEvent": "_trace_render",
-    "read_trace": "_trace_render",
-    "trace_events": "_trace_render",
-    "trace_to_mermaid": "_trace_render",
-    "MemoryMessageStream": "_transport",
-    "MessageStream": "_transport",
-    "Received": "_transport",
-    "encode_payload": "_transport",
-    "memory_pair": "_transport",
-    "Batch": "_wire",
-    "ErrorResponse": "_wire",
-    "Incoming": "_wire",
-    "InvalidMessage": "_wire",
-    "Message": "_wire",
-    "Notification": "_wire",
-    "Request": "_wire",
-    "RequestId": "_wire",
-    "Response": "_wire",
-    "StreamEnd": "_wire",
-    "encode": "_wire",
-    "encode_batch": "_wire",
-    "parse": "_wire",
-    "parse_object": "_wire",
-    "recover_id": "_wire",
-}
-"""Exported name -> the submodule (relative to this package) that defines it."""
+def install_lazy_exports(namespace: dict[str, Any]) -> bool:
+    """Make the re-exports of the module whose ``globals()`` is ``namespace`` load on first use.
+
+    A package built on the core (every layer is one) declares each name it exports once,
+    as a PEP 484 re-export (``from .module import Name as Name``), and puts those to load
+    lazily in one block at the top level::
+
+        from typing import TYPE_CHECKING
+
+        from jsonrpc_core import install_lazy_exports
+
+        from ._small import Cheap as Cheap  # loaded with the package
+
+        if TYPE_CHECKING or not install_lazy_exports(globals()):
+            from ._big import Heavy as Heavy  # loaded on first use
+
+    Type checkers read the block as plain imports. At run time this reads the block from
+    the module's source, installs a module ``__getattr__`` (PEP 562) that imports a name
+    when it is first asked for, and sets ``__all__`` to every name the module re-exports
+    (after those a literal ``__all__`` already lists). A re-exported submodule
+    (``from . import types as types``) loads on first use too. Without the source (a
+    bytecode-only install) it returns False, and the block imports everything at once.
+
+    Raises ValueError if the block holds anything but such re-exports.
+    """
+    path = namespace.get("__file__")
+    if not isinstance(path, str) or not path.endswith(".py"):
+        return False
+    try:
+        with open(path, encoding="utf-8") as file:
+            source = file.read()
+    except OSError:
+        return False
+    module = namespace["__name__"]
+    eager, lazy = _scan_reexports(source, module)
+    package = namespace["__package__"]
+    exported = [*namespace.get("__all__", ()), *eager, *lazy]
+
+    def __getattr__(name: str) -> Any:
+        try:
+            where = lazy[name]
+        except KeyError:
+            raise AttributeError(f"module {module!r} has no attribute {name!r}") from None
+        import importlib
+
+        if where.strip("."):
+            value = getattr(importlib.import_module(where, package), name)
+        else:  # `from . import name as name`: a submodule
+            value = importlib.import_module(where + name, package)
+        namespace[name] = value
+        return value
+
+    def __dir__() -> list[str]:
+        return sorted(set(namespace) | set(exported))
+
+    namespace.update(__getattr__=__getattr__, __dir__=__dir__, __all__=exported)
+    return True
 
 
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module("." + module_name, __name__), name)
-    globals()[name] = value
-    return value
+_LAZY_BLOCK = "if TYPE_CHECKING or not install_lazy_exports(globals()):"
 
 
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+def _scan_reexports(source: str, module: str) -> tuple[list[str], dict[str, str]]:
+    """The names ``source`` re-exports at its top level (loaded eagerly) and in its lazy
+    block (the lines indented under `_LAZY_BLOCK`, as name -> module).
+
+    Line by line with string methods: this runs on every import of every package that
+    uses it, and a regular expression over the whole source costs several times more."""
+    eager: list[str] = []
+    lazy: dict[str, str] = {}
+    lines = source.splitlines()
+    in_block = found = False
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        index += 1
+        if line == _LAZY_BLOCK:
+            in_block = found = True
+            continue
+        if in_block and line[:1] not in ("", " ", "\t"):
+            in_block = False
+        text = line.strip()
+        if not in_block and not line.startswith("from ."):
+            continue
+        if not text or text.startswith("#"):
+            continue
+        where, import_, imported = text.partition("#")[0].rstrip()[5:].partition(" import ")
+        if not (text.startswith("from .") and import_ and " " not in where):
+            if in_block:
+                raise ValueError(f"{module}: not a re-export in the lazy block: {text!r}")
+            continue
+        items = [imported]
+        if imported.startswith("("):  # a group, closed on a later line
+            items = [imported[1:]]
+            while ")" not in items[-1]:
+                items.append(lines[index].partition("#")[0])
+                index += 1
+            items[-1] = items[-1].partition(")")[0]
+        for name in _reexported(",".join(items), module, strict=in_block):
+            if in_block:
+                lazy[name] = where
+            else:
+                eager.append(name)
+    if not found:
+        raise ValueError(f"{module}: no line {_LAZY_BLOCK!r}")
+    return eager, lazy
 
 
-__all__ = [
-    "DEFAULT_MAX_BODY_SIZE",
-    "DEFAULT_MAX_MESSAGE_SIZE",
-    "MERMAID_URL",
-    "STANDARD_ERRORS",
-    "AddressRefused",
-    "AddressResolver",
-    "Batch",
-    "BearerAuth",
-    "BodyTooLarge",
-    "BodyTooSlow",
-    "CancelHook",
-    "ClientDisconnected",
-    "ConnectionClosed",
-    "Deadline",
-    "ErrorResponse",
-    "ErrorTable",
-    "EventStore",
-    "FdReceiveStream",
-    "FdSendStream",
-    "HTTP1Transport",
-    "HTTPCaller",
-    "HTTPError",
-    "HTTPRequest",
-    "HTTPRequestInfo",
-    "HTTPResponse",
-    "HTTPSSETransport",
-    "HTTPServerOptions",
-    "HTTPSession",
-    "HTTPStatusError",
-    "InMemoryEventStore",
-    "Incoming",
-    "InternalError",
-    "InvalidMessage",
-    "InvalidParams",
-    "InvalidRequest",
-    "JsonLinesSink",
-    "JsonRpcError",
-    "JsonRpcHTTPApp",
-    "LineFramer",
-    "LocalError",
-    "MemoryMessageStream",
-    "Message",
-    "MessageStream",
-    "MethodNotFound",
-    "MethodRegistry",
-    "NdjsonStream",
-    "Notification",
-    "NotificationType",
-    "OriginPolicy",
-    "Oversized",
-    "ParseError",
-    "Peer",
-    "PostgresEventStore",
-    "Received",
-    "Replay",
-    "Request",
-    "RequestCancelled",
-    "RequestContext",
-    "RequestFilter",
-    "RequestId",
-    "RequestTimeout",
-    "RequestType",
-    "Response",
-    "ResponseTooLarge",
-    "ResultValidationError",
-    "Route",
-    "RpcError",
-    "SSEDecoder",
-    "SSEError",
-    "SSEEvent",
-    "SSEResponse",
-    "ScopeRequirement",
-    "ServeConnection",
-    "ServerError",
-    "SessionExpired",
-    "SessionPolicy",
-    "SharedEventStore",
-    "StdioProcess",
-    "StreamEnd",
-    "StreamableHTTPTransport",
-    "TapRecord",
-    "TappedStream",
-    "TokenVerifier",
-    "TraceEvent",
-    "TransportError",
-    "WireTap",
-    "encode",
-    "encode_batch",
-    "encode_comment",
-    "encode_event",
-    "encode_payload",
-    "error_class_for_code",
-    "error_from_object",
-    "fetch_body",
-    "format_validation_error",
-    "is_public_address",
-    "memory_pair",
-    "new_async_client",
-    "parse",
-    "parse_object",
-    "principal_scopes",
-    "public_addresses_only",
-    "read_body",
-    "read_response_body",
-    "read_trace",
-    "recover_id",
-    "register_error",
-    "running_server",
-    "serve",
-    "spawn_stdio",
-    "stdio_server",
-    "trace_events",
-    "trace_to_html",
-    "trace_to_mermaid",
-    "without_credentials",
-    "write_trace_views",
-]
+def _reexported(imported: str, module: str, *, strict: bool) -> list[str]:
+    """The names of ``imported`` (what follows ``import``) in the ``Name as Name`` form;
+    with ``strict``, any other form is an error."""
+    names = []
+    for item in imported.split(","):
+        name, as_, alias = item.strip().partition(" as ")
+        if as_ and name == alias:
+            names.append(name)
+        elif strict and item.strip():
+            raise ValueError(f"{module}: {item.strip()!r} is not a re-export `Name as Name`")
+    return names
+
+
+if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from ._bytestream import NdjsonStream as NdjsonStream
+    from ._context import RequestContext as RequestContext
+    from ._deadline import Deadline as Deadline
+    from ._errors import STANDARD_ERRORS as STANDARD_ERRORS
+    from ._errors import ConnectionClosed as ConnectionClosed
+    from ._errors import ErrorTable as ErrorTable
+    from ._errors import InternalError as InternalError
+    from ._errors import InvalidParams as InvalidParams
+    from ._errors import InvalidRequest as InvalidRequest
+    from ._errors import JsonRpcError as JsonRpcError
+    from ._errors import LocalError as LocalError
+    from ._errors import MethodNotFound as MethodNotFound
+    from ._errors import ParseError as ParseError
+    from ._errors import RequestCancelled as RequestCancelled
+    from ._errors import RequestTimeout as RequestTimeout
+    from ._errors import ResultValidationError as ResultValidationError
+    from ._errors import RpcError as RpcError
+    from ._errors import ServerError as ServerError
+    from ._errors import TransportError as TransportError
+    from ._errors import error_class_for_code as error_class_for_code
+    from ._errors import error_from_object as error_from_object
+    from ._errors import register_error as register_error
+    from ._event_store import EventStore as EventStore
+    from ._event_store import InMemoryEventStore as InMemoryEventStore
+    from ._event_store import Replay as Replay
+    from ._event_store import SharedEventStore as SharedEventStore
+    from ._framing import DEFAULT_MAX_MESSAGE_SIZE as DEFAULT_MAX_MESSAGE_SIZE
+    from ._framing import LineFramer as LineFramer
+    from ._framing import Oversized as Oversized
+    from ._http1 import HTTP1Transport as HTTP1Transport
+    from ._http1 import new_async_client as new_async_client
+    from ._http1_resolve import AddressRefused as AddressRefused
+    from ._http1_resolve import AddressResolver as AddressResolver
+    from ._http1_resolve import is_public_address as is_public_address
+    from ._http1_resolve import public_addresses_only as public_addresses_only
+    from ._http_body import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
+    from ._http_body import ResponseTooLarge as ResponseTooLarge
+    from ._http_body import fetch_body as fetch_body
+    from ._http_body import read_response_body as read_response_body
+    from ._http_caller import HTTPCaller as HTTPCaller
+    from ._http_client import HTTPSSETransport as HTTPSSETransport
+    from ._http_client import HTTPStatusError as HTTPStatusError
+    from ._http_client import SessionExpired as SessionExpired
+    from ._http_client import StreamableHTTPTransport as StreamableHTTPTransport
+    from ._http_common import BodyTooLarge as BodyTooLarge
+    from ._http_common import BodyTooSlow as BodyTooSlow
+    from ._http_common import ClientDisconnected as ClientDisconnected
+    from ._http_common import HTTPError as HTTPError
+    from ._http_common import HTTPRequest as HTTPRequest
+    from ._http_common import HTTPRequestInfo as HTTPRequestInfo
+    from ._http_common import HTTPResponse as HTTPResponse
+    from ._http_common import Route as Route
+    from ._http_common import SSEResponse as SSEResponse
+    from ._http_common import read_body as read_body
+    from ._http_security import BearerAuth as BearerAuth
+    from ._http_security import OriginPolicy as OriginPolicy
+    from ._http_security import ScopeRequirement as ScopeRequirement
+    from ._http_security import TokenVerifier as TokenVerifier
+    from ._http_security import principal_scopes as principal_scopes
+    from ._http_security import without_credentials as without_credentials
+    from ._http_serve import running_server as running_server
+    from ._http_serve import serve as serve
+    from ._http_server import HTTPServerOptions as HTTPServerOptions
+    from ._http_server import JsonRpcHTTPApp as JsonRpcHTTPApp
+    from ._http_server import ServeConnection as ServeConnection
+    from ._http_sessions import HTTPSession as HTTPSession
+    from ._http_sessions import SessionPolicy as SessionPolicy
+    from ._methods import MethodRegistry as MethodRegistry
+    from ._methods import NotificationType as NotificationType
+    from ._methods import RequestType as RequestType
+    from ._methods import format_validation_error as format_validation_error
+    from ._peer import CancelHook as CancelHook
+    from ._peer import Peer as Peer
+    from ._peer import RequestFilter as RequestFilter
+    from ._pg_event_store import PostgresEventStore as PostgresEventStore
+    from ._sse import SSEDecoder as SSEDecoder
+    from ._sse import SSEError as SSEError
+    from ._sse import SSEEvent as SSEEvent
+    from ._sse import encode_comment as encode_comment
+    from ._sse import encode_event as encode_event
+    from ._stdio import FdReceiveStream as FdReceiveStream
+    from ._stdio import FdSendStream as FdSendStream
+    from ._stdio import StdioProcess as StdioProcess
+    from ._stdio import spawn_stdio as spawn_stdio
+    from ._stdio import stdio_server as stdio_server
+    from ._tap import JsonLinesSink as JsonLinesSink
+    from ._tap import TappedStream as TappedStream
+    from ._tap import TapRecord as TapRecord
+    from ._tap import WireTap as WireTap
+    from ._trace_html import MERMAID_URL as MERMAID_URL
+    from ._trace_html import trace_to_html as trace_to_html
+    from ._trace_html import write_trace_views as write_trace_views
+    from ._trace_render import TraceEvent as TraceEvent
+    from ._trace_render import read_trace as read_trace
+    from ._trace_render import trace_events as trace_events
+    from ._trace_render import trace_to_mermaid as trace_to_mermaid
+    from ._transport import MemoryMessageStream as MemoryMessageStream
+    from ._transport import MessageStream as MessageStream
+    from ._transport import Received as Received
+    from ._transport import encode_payload as encode_payload
+    from ._transport import memory_pair as memory_pair
+    from ._wire import Batch as Batch
+    from ._wire import ErrorResponse as ErrorResponse
+    from ._wire import Incoming as Incoming
+    from ._wire import InvalidMessage as InvalidMessage
+    from ._wire import Message as Message
+    from ._wire import Notification as Notification
+    from ._wire import Request as Request
+    from ._wire import RequestId as RequestId
+    from ._wire import Response as Response
+    from ._wire import StreamEnd as StreamEnd
+    from ._wire import encode as encode
+    from ._wire import encode_batch as encode_batch
+    from ._wire import parse as parse
+    from ._wire import parse_object as parse_object
+    from ._wire import recover_id as recover_id

@@ -16,110 +16,38 @@ serves either era on the same connection or endpoint; a client picks one with
 
 # Every name is loaded on first use (PEP 562): a server process never imports the client,
 # a client never imports the server, and neither pays for HTTP unless it serves or
-# connects over HTTP. `TYPE_CHECKING` keeps the names visible to type checkers.
+# connects over HTTP. Each name is declared once (`jsonrpc_core.install_lazy_exports`).
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from . import types
-    from ._client import ClientSession, InputRoundsExceeded, ProtocolVersionError
-    from ._connect import connect, connect_http, connect_memory, connect_sse, connect_stdio
-    from ._context import Context, InputRequest
-    from ._errors import (
-        MCP_ERRORS,
-        HeaderMismatch,
-        MissingRequiredClientCapability,
-        ResourceNotFound,
-        UnsupportedProtocolVersion,
-        URLElicitationRequired,
-    )
-    from ._listen import Subscription
-    from ._mrtr import RequestStateSealer
-    from ._pg_subscriptions import PostgresSubscriptionBus
-    from ._results import Audio, Image
-    from ._server import MCPServer
-    from ._session import ServerSession
-    from ._subscriptions import ChangeEvent, InMemorySubscriptionBus, SubscriptionBus
-    from ._tasks import TaskManager
+from jsonrpc_core import install_lazy_exports
 
-_LAZY: dict[str, str] = {
-    "types": "",
-    "ClientSession": "_client",
-    "InputRoundsExceeded": "_client",
-    "ProtocolVersionError": "_client",
-    "connect": "_connect",
-    "connect_http": "_connect",
-    "connect_memory": "_connect",
-    "connect_sse": "_connect",
-    "connect_stdio": "_connect",
-    "Context": "_context",
-    "InputRequest": "_context",
-    "HeaderMismatch": "_errors",
-    "MCP_ERRORS": "_errors",
-    "MissingRequiredClientCapability": "_errors",
-    "ResourceNotFound": "_errors",
-    "URLElicitationRequired": "_errors",
-    "UnsupportedProtocolVersion": "_errors",
-    "Subscription": "_listen",
-    "RequestStateSealer": "_mrtr",
-    "PostgresSubscriptionBus": "_pg_subscriptions",
-    "Audio": "_results",
-    "Image": "_results",
-    "MCPServer": "_server",
-    "ServerSession": "_session",
-    "ChangeEvent": "_subscriptions",
-    "InMemorySubscriptionBus": "_subscriptions",
-    "SubscriptionBus": "_subscriptions",
-    "TaskManager": "_tasks",
-}
-"""Exported name -> the submodule that defines it ("" for a submodule itself)."""
-
-
-def __getattr__(name: str) -> Any:
-    module_name = _LAZY.get(name)
-    if module_name is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    if module_name:
-        value = getattr(importlib.import_module("." + module_name, __name__), name)
-    else:
-        value = importlib.import_module("." + name, __name__)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-__all__ = [
-    "MCP_ERRORS",
-    "Audio",
-    "ChangeEvent",
-    "ClientSession",
-    "Context",
-    "HeaderMismatch",
-    "Image",
-    "InMemorySubscriptionBus",
-    "InputRequest",
-    "InputRoundsExceeded",
-    "MCPServer",
-    "MissingRequiredClientCapability",
-    "PostgresSubscriptionBus",
-    "ProtocolVersionError",
-    "RequestStateSealer",
-    "ResourceNotFound",
-    "ServerSession",
-    "Subscription",
-    "SubscriptionBus",
-    "TaskManager",
-    "URLElicitationRequired",
-    "UnsupportedProtocolVersion",
-    "connect",
-    "connect_http",
-    "connect_memory",
-    "connect_sse",
-    "connect_stdio",
-    "types",
-]
+if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from . import types as types
+    from ._client import ClientSession as ClientSession
+    from ._client import InputRoundsExceeded as InputRoundsExceeded
+    from ._client import ProtocolVersionError as ProtocolVersionError
+    from ._connect import connect as connect
+    from ._connect import connect_http as connect_http
+    from ._connect import connect_memory as connect_memory
+    from ._connect import connect_sse as connect_sse
+    from ._connect import connect_stdio as connect_stdio
+    from ._context import Context as Context
+    from ._context import InputRequest as InputRequest
+    from ._errors import MCP_ERRORS as MCP_ERRORS
+    from ._errors import HeaderMismatch as HeaderMismatch
+    from ._errors import MissingRequiredClientCapability as MissingRequiredClientCapability
+    from ._errors import ResourceNotFound as ResourceNotFound
+    from ._errors import UnsupportedProtocolVersion as UnsupportedProtocolVersion
+    from ._errors import URLElicitationRequired as URLElicitationRequired
+    from ._listen import Subscription as Subscription
+    from ._mrtr import RequestStateSealer as RequestStateSealer
+    from ._pg_subscriptions import PostgresSubscriptionBus as PostgresSubscriptionBus
+    from ._results import Audio as Audio
+    from ._results import Image as Image
+    from ._server import MCPServer as MCPServer
+    from ._session import ServerSession as ServerSession
+    from ._subscriptions import ChangeEvent as ChangeEvent
+    from ._subscriptions import InMemorySubscriptionBus as InMemorySubscriptionBus
+    from ._subscriptions import SubscriptionBus as SubscriptionBus
+    from ._tasks import TaskManager as TaskManager

@@ -32,12 +32,9 @@ MCP's own error codes are in `mcp_layer._errors.MCP_ERRORS`; give it to MCP peer
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterable, Mapping
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING
 
-from jsonrpc_core import NotificationType, RequestType
+from jsonrpc_core import NotificationType, RequestType, install_lazy_exports
 
 from ._types._base import (
     EmptyResult,
@@ -67,44 +64,11 @@ from ._types._resources import (
 from ._types._tools import CallToolRequestParams, CallToolResult, ListToolsResult
 from ._types._utilities import CancelledNotificationParams, ProgressNotificationParams
 
-if TYPE_CHECKING:
-    from ._types._elicitation import (
-        ElicitationCompleteNotificationParams,
-        ElicitRequestFormParams,
-        ElicitRequestURLParams,
-        ElicitResult,
-    )
-    from ._types._roots import ListRootsResult
-    from ._types._sampling import CreateMessageRequestParams, CreateMessageResult
-    from ._types._tasks import (
-        CancelTaskRequestParams,
-        CancelTaskResult,
-        CreateTaskResult,
-        GetTaskPayloadRequestParams,
-        GetTaskPayloadResult,
-        GetTaskRequestParams,
-        GetTaskResult,
-        ListTasksResult,
-        TaskStatusNotificationParams,
-    )
-    from ._types._tasks_ext import (
-        DetailedTask,
-        TaskIdParams,
-        TaskStatusNotificationParamsV2,
-        UpdateTaskRequestParams,
-    )
-
 __all__ = [
-    "CLIENT_NOTIFICATIONS",
-    "CLIENT_REQUESTS",
     "COMPLETION_COMPLETE",
-    "ELICITATION_CREATE",
-    "ELICITATION_CREATE_TASK",
     "INITIALIZE",
     "LOGGING_SET_LEVEL",
-    "MODERN_CLIENT_REQUESTS",
     "NOTIFICATIONS_CANCELLED",
-    "NOTIFICATIONS_ELICITATION_COMPLETE",
     "NOTIFICATIONS_INITIALIZED",
     "NOTIFICATIONS_MESSAGE",
     "NOTIFICATIONS_PROGRESS",
@@ -113,8 +77,6 @@ __all__ = [
     "NOTIFICATIONS_RESOURCES_UPDATED",
     "NOTIFICATIONS_ROOTS_LIST_CHANGED",
     "NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED",
-    "NOTIFICATIONS_TASKS",
-    "NOTIFICATIONS_TASKS_STATUS",
     "NOTIFICATIONS_TOOLS_LIST_CHANGED",
     "PING",
     "PROMPTS_GET",
@@ -124,27 +86,11 @@ __all__ = [
     "RESOURCES_SUBSCRIBE",
     "RESOURCES_TEMPLATES_LIST",
     "RESOURCES_UNSUBSCRIBE",
-    "ROOTS_LIST",
-    "SAMPLING_CREATE_MESSAGE",
-    "SAMPLING_CREATE_MESSAGE_TASK",
     "SERVER_DISCOVER",
-    "SERVER_NOTIFICATIONS",
-    "SERVER_REQUESTS",
     "SUBSCRIPTIONS_LISTEN",
-    "TASKS_CANCEL",
-    "TASKS_CANCEL_V2",
-    "TASKS_GET",
-    "TASKS_GET_V2",
-    "TASKS_LIST",
-    "TASKS_RESULT",
-    "TASKS_UPDATE",
-    "TASK_AUGMENTED_REQUESTS",
     "TOOLS_CALL",
-    "TOOLS_CALL_TASK",
     "TOOLS_LIST",
 ]
-
-_D = TypeVar("_D", RequestType[Any, Any], NotificationType[Any])
 
 # --- both directions ---------------------------------------------------------------------
 
@@ -200,242 +146,35 @@ NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED = NotificationType(
 )
 
 
-def _table(descriptors: Iterable[_D]) -> Mapping[str, _D]:
-    table = {d.method: d for d in descriptors}
-    return MappingProxyType(table)
-
-
-# --- built on first use ------------------------------------------------------------------
+# --- loaded on first use ----------------------------------------------------------------
 #
-# The tasks methods (2025-11-25 and the 2026 extension), the requests a server sends
-# (sampling, elicitation, roots), the task-augmented variants and the tables that list
-# them: their models load with the first of these names asked for (PEP 562), so that a
-# server that never uses them never loads them.
+# The tasks methods, the requests a server sends (sampling, elicitation, roots), the
+# task-augmented variants and the tables that list them are defined in
+# `mcp_layer._methods_deferred`, with the models they need: a server that never uses
+# them never loads them.
 
-if TYPE_CHECKING:
-    TASKS_GET: RequestType[GetTaskRequestParams, GetTaskResult]
-    TASKS_RESULT: RequestType[GetTaskPayloadRequestParams, GetTaskPayloadResult]
-    TASKS_LIST: RequestType[PaginatedRequestParams, ListTasksResult]
-    TASKS_CANCEL: RequestType[CancelTaskRequestParams, CancelTaskResult]
-    NOTIFICATIONS_TASKS_STATUS: NotificationType[TaskStatusNotificationParams]
-    CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]]
-    """Requests a client sends and a server answers, by method name."""
-    CLIENT_NOTIFICATIONS: Mapping[str, NotificationType[Any]]
-    """Notifications a client sends, by method name."""
-    SAMPLING_CREATE_MESSAGE: RequestType[CreateMessageRequestParams, CreateMessageResult]
-    ELICITATION_CREATE: RequestType[ElicitRequestFormParams | ElicitRequestURLParams, ElicitResult]
-    ROOTS_LIST: RequestType[RequestParams, ListRootsResult]
-    NOTIFICATIONS_ELICITATION_COMPLETE: NotificationType[ElicitationCompleteNotificationParams]
-    TASKS_GET_V2: RequestType[TaskIdParams, DetailedTask]
-    TASKS_UPDATE: RequestType[UpdateTaskRequestParams, Result]
-    TASKS_CANCEL_V2: RequestType[TaskIdParams, Result]
-    NOTIFICATIONS_TASKS: NotificationType[TaskStatusNotificationParamsV2]
-    TOOLS_CALL_TASK: RequestType[CallToolRequestParams, CreateTaskResult]
-    SAMPLING_CREATE_MESSAGE_TASK: RequestType[CreateMessageRequestParams, CreateTaskResult]
-    ELICITATION_CREATE_TASK: RequestType[
-        ElicitRequestFormParams | ElicitRequestURLParams, CreateTaskResult
-    ]
-    SERVER_REQUESTS: Mapping[str, RequestType[Any, Any]]
-    """Requests a server sends and a client answers, by method name."""
-    SERVER_NOTIFICATIONS: Mapping[str, NotificationType[Any]]
-    """Notifications a server sends, by method name."""
-    TASK_AUGMENTED_REQUESTS: Mapping[str, RequestType[Any, CreateTaskResult]]
-    """The task-augmentable requests, by method name, with `CreateTaskResult` as result."""
-    MODERN_CLIENT_REQUESTS: Mapping[str, RequestType[Any, Any]]
-    """Requests a 2026-07-28 client sends and a server answers (tasks: with the extension).
-
-    ``tools/call``, ``prompts/get`` and ``resources/read`` may answer with an
-    ``InputRequiredResult`` instead of their result type, and ``tools/call`` with a
-    ``CreateTaskResultV2`` under the tasks extension."""
-
-
-def _build_deferred() -> dict[str, Any]:
-    from ._types._elicitation import (
-        ElicitationCompleteNotificationParams,
-        ElicitRequestParams,
-        ElicitResult,
+if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from ._methods_deferred import CLIENT_NOTIFICATIONS as CLIENT_NOTIFICATIONS
+    from ._methods_deferred import CLIENT_REQUESTS as CLIENT_REQUESTS
+    from ._methods_deferred import ELICITATION_CREATE as ELICITATION_CREATE
+    from ._methods_deferred import ELICITATION_CREATE_TASK as ELICITATION_CREATE_TASK
+    from ._methods_deferred import MODERN_CLIENT_REQUESTS as MODERN_CLIENT_REQUESTS
+    from ._methods_deferred import (
+        NOTIFICATIONS_ELICITATION_COMPLETE as NOTIFICATIONS_ELICITATION_COMPLETE,
     )
-    from ._types._roots import ListRootsResult
-    from ._types._sampling import CreateMessageRequestParams, CreateMessageResult
-    from ._types._tasks import (
-        CancelTaskRequestParams,
-        CancelTaskResult,
-        CreateTaskResult,
-        GetTaskPayloadRequestParams,
-        GetTaskPayloadResult,
-        GetTaskRequestParams,
-        GetTaskResult,
-        ListTasksResult,
-        TaskStatusNotificationParams,
-    )
-    from ._types._tasks_ext import (
-        DetailedTask,
-        TaskIdParams,
-        TaskStatusNotificationParamsV2,
-        UpdateTaskRequestParams,
-    )
-
-    # `ElicitRequestParams` is a discriminated union (an ``Annotated`` form, not a class);
-    # the cast gives its descriptors the union of its members as params.
-    elicit_params = cast(
-        "type[ElicitRequestFormParams | ElicitRequestURLParams]", ElicitRequestParams
-    )
-    # Both directions: tasks (2025-11-25).
-    tasks_get = RequestType("tasks/get", GetTaskRequestParams, GetTaskResult)
-    tasks_result = RequestType("tasks/result", GetTaskPayloadRequestParams, GetTaskPayloadResult)
-    tasks_list = RequestType("tasks/list", PaginatedRequestParams, ListTasksResult)
-    tasks_cancel = RequestType("tasks/cancel", CancelTaskRequestParams, CancelTaskResult)
-    tasks_status = NotificationType("notifications/tasks/status", TaskStatusNotificationParams)
-    # Server -> client.
-    sampling = RequestType(
-        "sampling/createMessage", CreateMessageRequestParams, CreateMessageResult
-    )
-    elicitation = RequestType("elicitation/create", elicit_params, ElicitResult)
-    roots = RequestType("roots/list", RequestParams, ListRootsResult)
-    elicitation_complete = NotificationType(
-        "notifications/elicitation/complete", ElicitationCompleteNotificationParams
-    )
-    # 2026-07-28, the tasks extension.
-    tasks_get_v2 = RequestType("tasks/get", TaskIdParams, DetailedTask)
-    tasks_update = RequestType("tasks/update", UpdateTaskRequestParams, Result)
-    tasks_cancel_v2 = RequestType("tasks/cancel", TaskIdParams, Result)
-    notifications_tasks = NotificationType("notifications/tasks", TaskStatusNotificationParamsV2)
-    # Task-augmented variants (same methods, result is a CreateTaskResult).
-    tools_call_task = RequestType("tools/call", CallToolRequestParams, CreateTaskResult)
-    sampling_task = RequestType(
-        "sampling/createMessage", CreateMessageRequestParams, CreateTaskResult
-    )
-    elicitation_task = RequestType("elicitation/create", elicit_params, CreateTaskResult)
-    return {
-        "TASKS_GET": tasks_get,
-        "TASKS_RESULT": tasks_result,
-        "TASKS_LIST": tasks_list,
-        "TASKS_CANCEL": tasks_cancel,
-        "NOTIFICATIONS_TASKS_STATUS": tasks_status,
-        "CLIENT_REQUESTS": _table(
-            [
-                INITIALIZE,
-                PING,
-                TOOLS_LIST,
-                TOOLS_CALL,
-                RESOURCES_LIST,
-                RESOURCES_TEMPLATES_LIST,
-                RESOURCES_READ,
-                RESOURCES_SUBSCRIBE,
-                RESOURCES_UNSUBSCRIBE,
-                PROMPTS_LIST,
-                PROMPTS_GET,
-                COMPLETION_COMPLETE,
-                LOGGING_SET_LEVEL,
-                tasks_get,
-                tasks_result,
-                tasks_list,
-                tasks_cancel,
-            ]
-        ),
-        "CLIENT_NOTIFICATIONS": _table(
-            [
-                NOTIFICATIONS_INITIALIZED,
-                NOTIFICATIONS_CANCELLED,
-                NOTIFICATIONS_PROGRESS,
-                NOTIFICATIONS_ROOTS_LIST_CHANGED,
-                tasks_status,
-            ]
-        ),
-        "SAMPLING_CREATE_MESSAGE": sampling,
-        "ELICITATION_CREATE": elicitation,
-        "ROOTS_LIST": roots,
-        "NOTIFICATIONS_ELICITATION_COMPLETE": elicitation_complete,
-        "TASKS_GET_V2": tasks_get_v2,
-        "TASKS_UPDATE": tasks_update,
-        "TASKS_CANCEL_V2": tasks_cancel_v2,
-        "NOTIFICATIONS_TASKS": notifications_tasks,
-        "TOOLS_CALL_TASK": tools_call_task,
-        "SAMPLING_CREATE_MESSAGE_TASK": sampling_task,
-        "ELICITATION_CREATE_TASK": elicitation_task,
-        "SERVER_REQUESTS": _table(
-            [
-                PING,
-                sampling,
-                elicitation,
-                roots,
-                tasks_get,
-                tasks_result,
-                tasks_list,
-                tasks_cancel,
-            ]
-        ),
-        "SERVER_NOTIFICATIONS": _table(
-            [
-                NOTIFICATIONS_CANCELLED,
-                NOTIFICATIONS_PROGRESS,
-                NOTIFICATIONS_MESSAGE,
-                NOTIFICATIONS_RESOURCES_UPDATED,
-                NOTIFICATIONS_RESOURCES_LIST_CHANGED,
-                NOTIFICATIONS_TOOLS_LIST_CHANGED,
-                NOTIFICATIONS_PROMPTS_LIST_CHANGED,
-                elicitation_complete,
-                tasks_status,
-            ]
-        ),
-        "TASK_AUGMENTED_REQUESTS": _table([tools_call_task, sampling_task, elicitation_task]),
-        "MODERN_CLIENT_REQUESTS": _table(
-            [
-                SERVER_DISCOVER,
-                SUBSCRIPTIONS_LISTEN,
-                TOOLS_LIST,
-                TOOLS_CALL,
-                RESOURCES_LIST,
-                RESOURCES_TEMPLATES_LIST,
-                RESOURCES_READ,
-                PROMPTS_LIST,
-                PROMPTS_GET,
-                COMPLETION_COMPLETE,
-                tasks_get_v2,
-                tasks_update,
-                tasks_cancel_v2,
-            ]
-        ),
-    }
-
-
-_DEFERRED = frozenset(
-    {
-        "TASKS_GET",
-        "TASKS_RESULT",
-        "TASKS_LIST",
-        "TASKS_CANCEL",
-        "NOTIFICATIONS_TASKS_STATUS",
-        "CLIENT_REQUESTS",
-        "CLIENT_NOTIFICATIONS",
-        "SAMPLING_CREATE_MESSAGE",
-        "ELICITATION_CREATE",
-        "ROOTS_LIST",
-        "NOTIFICATIONS_ELICITATION_COMPLETE",
-        "TASKS_GET_V2",
-        "TASKS_UPDATE",
-        "TASKS_CANCEL_V2",
-        "NOTIFICATIONS_TASKS",
-        "TOOLS_CALL_TASK",
-        "SAMPLING_CREATE_MESSAGE_TASK",
-        "ELICITATION_CREATE_TASK",
-        "SERVER_REQUESTS",
-        "SERVER_NOTIFICATIONS",
-        "TASK_AUGMENTED_REQUESTS",
-        "MODERN_CLIENT_REQUESTS",
-    }
-)
-
-_deferred_lock = threading.Lock()
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _DEFERRED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    # Built once, all together, under a lock (threads may race here): each descriptor
-    # is one object wherever it is listed.
-    namespace = globals()
-    with _deferred_lock:
-        if name not in namespace:
-            namespace.update(_build_deferred())
-    return namespace[name]
+    from ._methods_deferred import NOTIFICATIONS_TASKS as NOTIFICATIONS_TASKS
+    from ._methods_deferred import NOTIFICATIONS_TASKS_STATUS as NOTIFICATIONS_TASKS_STATUS
+    from ._methods_deferred import ROOTS_LIST as ROOTS_LIST
+    from ._methods_deferred import SAMPLING_CREATE_MESSAGE as SAMPLING_CREATE_MESSAGE
+    from ._methods_deferred import SAMPLING_CREATE_MESSAGE_TASK as SAMPLING_CREATE_MESSAGE_TASK
+    from ._methods_deferred import SERVER_NOTIFICATIONS as SERVER_NOTIFICATIONS
+    from ._methods_deferred import SERVER_REQUESTS as SERVER_REQUESTS
+    from ._methods_deferred import TASK_AUGMENTED_REQUESTS as TASK_AUGMENTED_REQUESTS
+    from ._methods_deferred import TASKS_CANCEL as TASKS_CANCEL
+    from ._methods_deferred import TASKS_CANCEL_V2 as TASKS_CANCEL_V2
+    from ._methods_deferred import TASKS_GET as TASKS_GET
+    from ._methods_deferred import TASKS_GET_V2 as TASKS_GET_V2
+    from ._methods_deferred import TASKS_LIST as TASKS_LIST
+    from ._methods_deferred import TASKS_RESULT as TASKS_RESULT
+    from ._methods_deferred import TASKS_UPDATE as TASKS_UPDATE
+    from ._methods_deferred import TOOLS_CALL_TASK as TOOLS_CALL_TASK
