@@ -224,13 +224,6 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._tap import TappedStream as TappedStream
     from ._tap import TapRecord as TapRecord
     from ._tap import WireTap as WireTap
-    from ._trace_html import MERMAID_URL as MERMAID_URL
-    from ._trace_html import trace_to_html as trace_to_html
-    from ._trace_html import write_trace_views as write_trace_views
-    from ._trace_render import TraceEvent as TraceEvent
-    from ._trace_render import read_trace as read_trace
-    from ._trace_render import trace_events as trace_events
-    from ._trace_render import trace_to_mermaid as trace_to_mermaid
     from ._transport import MemoryMessageStream as MemoryMessageStream
     from ._transport import MessageStream as MessageStream
     from ._transport import Received as Received

@@ -2,7 +2,7 @@
 
 Both are `MessageStream`s built on httpx, used as async context managers::
 
-    async with StreamableHTTPTransport("http://127.0.0.1:8000/mcp") as stream:
+    async with StreamableHTTPTransport("http://127.0.0.1:8000/rpc") as stream:
         async with Peer(stream) as peer:
             ...
 
@@ -45,7 +45,7 @@ from ._deadline import Deadline
 from ._errors import JsonRpcError, RequestTimeout, TransportError
 from ._http1 import new_async_client
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
-from ._http_common import accepts
+from ._http_common import SESSION_HEADER, accepts
 from ._sse import SSEDecoder
 from ._transport import Received, _Queue, encode_payload
 from ._wire import (
@@ -250,7 +250,7 @@ class StreamableHTTPTransport(_Base):
         timeout: float = 30.0,
         sse_read_timeout: float = 300.0,
         client: httpx.AsyncClient | None = None,
-        session_header: str = "mcp-session-id",
+        session_header: str = SESSION_HEADER,
         standalone_stream: bool = True,
         terminate_on_close: bool = True,
         max_reconnects: int = 5,

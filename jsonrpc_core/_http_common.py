@@ -18,6 +18,7 @@ import anyio
 from ._errors import JsonRpcError
 
 __all__ = [
+    "SESSION_HEADER",
     "ASGIApp",
     "ASGIReceive",
     "ASGIScope",
@@ -33,6 +34,10 @@ __all__ = [
     "read_body",
     "send_response",
 ]
+
+SESSION_HEADER = "session-id"
+"""The session id header of `SessionPolicy` and `StreamableHTTPTransport` unless told
+otherwise: each protocol names its own (MCP's is ``Mcp-Session-Id``)."""
 
 ASGIScope = MutableMapping[str, Any]
 ASGIReceive = Callable[[], Awaitable[MutableMapping[str, Any]]]

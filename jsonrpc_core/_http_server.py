@@ -131,7 +131,7 @@ class HTTPServerOptions:
     cut off a client that stops sending, with the same default).
     """
 
-    path: str = "/mcp"
+    path: str = "/rpc"
     sessions: SessionPolicy | None = None
     json_response: bool = False
     standalone_stream: bool = True

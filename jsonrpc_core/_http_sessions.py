@@ -20,7 +20,7 @@ from typing import Any
 import anyio
 
 from ._http_channel import Outbox, ServerChannel
-from ._http_common import HTTPRequestInfo
+from ._http_common import SESSION_HEADER, HTTPRequestInfo
 
 __all__ = ["HTTPSession", "SessionPolicy", "SessionTable"]
 
@@ -30,7 +30,8 @@ class SessionPolicy:
     """How a protocol names and starts its HTTP sessions.
 
     ``is_start`` tells whether a parsed payload opens a session (MCP: an
-    ``initialize`` request). ``header`` carries the session id both ways.
+    ``initialize`` request). ``header`` carries the session id both ways (the client
+    transport's ``session_header`` must name the same).
     ``is_sessionless``, when given, picks the POSTs served without any session
     (a session id header on them is ignored) by one shared connection, as in
     stateless mode: a server can speak a sessionless protocol revision beside a
@@ -38,7 +39,7 @@ class SessionPolicy:
     also asked about GET and DELETE (payload ``None``): those get 405 when it says yes.
     """
 
-    header: str = "mcp-session-id"
+    header: str = SESSION_HEADER
     is_start: Callable[[Any], bool] = lambda payload: False
     is_sessionless: Callable[[HTTPRequestInfo, Any], bool] | None = None
     new_id: Callable[[], str] = lambda: secrets.token_hex(16)

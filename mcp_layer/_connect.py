@@ -62,6 +62,8 @@ async def connect_http(
     """
     from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, StreamableHTTPTransport
 
+    from ._headers import SESSION_HEADER
+
     session_options.setdefault("request_timeout", timeout)
 
     # The standalone GET stream waits for the handshake: like every request after it,
@@ -74,6 +76,7 @@ async def connect_http(
         client=client,
         standalone_stream=False,
         max_body_size=max_body_size or DEFAULT_MAX_BODY_SIZE,
+        session_header=SESSION_HEADER,
     ) as stream:
         async with ClientSession(stream, **session_options) as session:
             await stream.open_standalone_stream(wait=min(5.0, timeout))

@@ -30,6 +30,7 @@ __all__ = [
     "METHOD_HEADER",
     "NAME_HEADER",
     "PARAM_HEADER_PREFIX",
+    "SESSION_HEADER",
     "VERSION_HEADER",
     "decode_header_value",
     "encode_header_value",
@@ -45,6 +46,8 @@ VERSION_HEADER = "mcp-protocol-version"
 METHOD_HEADER = "mcp-method"
 NAME_HEADER = "mcp-name"
 PARAM_HEADER_PREFIX = "mcp-param-"
+SESSION_HEADER = "mcp-session-id"
+"""The handshake era's session id header (both ends give it to the core's HTTP transport)."""
 
 _NAME_FIELDS = {
     "tools/call": "name",

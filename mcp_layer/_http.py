@@ -32,7 +32,7 @@ from jsonrpc_core import (
 
 from ._era import envelope_of, is_modern
 from ._errors import HTTP_STATUS_BY_CODE, HeaderMismatch
-from ._headers import header_mismatch
+from ._headers import SESSION_HEADER, header_mismatch
 from .types import (
     CLIENT_CAPABILITIES_META_KEY,
     MODERN_PROTOCOL_VERSIONS,
@@ -74,7 +74,9 @@ class McpHTTPPolicy:
 
     def session_policy(self) -> SessionPolicy:
         """Handshake-era sessions, none for the 2026 era."""
-        return SessionPolicy(is_start=_is_initialize, is_sessionless=self.is_sessionless)
+        return SessionPolicy(
+            header=SESSION_HEADER, is_start=_is_initialize, is_sessionless=self.is_sessionless
+        )
 
     def is_sessionless(self, info: HTTPRequestInfo, payload: Incoming | None) -> bool:
         """Whether a POST is a 2026-era message (served without a session); for GET and

@@ -233,12 +233,15 @@ async def open_session(
                 yield session
         return
     from jsonrpc_core import HTTPSSETransport, StreamableHTTPTransport
+    from mcp_layer._headers import SESSION_HEADER
 
     transport: HTTPSSETransport | StreamableHTTPTransport
     if args.sse:
         transport = HTTPSSETransport(args.url, timeout=timeout)
     else:
-        transport = StreamableHTTPTransport(args.url, timeout=timeout, standalone_stream=False)
+        transport = StreamableHTTPTransport(
+            args.url, timeout=timeout, standalone_stream=False, session_header=SESSION_HEADER
+        )
     what = f"no MCP server at {args.url}"
     try:
         await transport.__aenter__()

@@ -157,8 +157,7 @@ def run_demo(
 
 def _draw_shared(trace: str | None) -> None:
     if trace:
-        from jsonrpc_core import write_trace_views
-
         from ._trace import annotate
+        from ._trace_html import write_trace_views
 
         write_trace_views(trace, title="rpcweave demo", annotate=annotate)

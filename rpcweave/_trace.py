@@ -2,9 +2,9 @@
 
 The tap records to JSON Lines (`jsonrpc_core.JsonLinesSink`), prints on stderr with
 ``--verbose``, and when the run ends — normally or not — the recording is drawn as a Mermaid
-diagram and an HTML page next to it (`jsonrpc_core.write_trace_views`). `annotate` adds
-the few protocol words that make a diagram readable (the tool called, the kind of a
-session update, the state of a task); the core renderer itself knows no protocol.
+diagram and an HTML page next to it (`rpcweave._trace_html.write_trace_views`). `annotate`
+adds the few protocol words that make a diagram readable (the tool called, the kind of a
+session update, the state of a task); the renderer itself knows no protocol.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO, TypeVar
 
-from jsonrpc_core import JsonLinesSink, MessageStream, TapRecord, WireTap, write_trace_views
+from jsonrpc_core import JsonLinesSink, MessageStream, TapRecord, WireTap
+
+from ._trace_html import write_trace_views
 
 __all__ = ["Trace", "WirePrinter", "annotate"]
 

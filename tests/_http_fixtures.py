@@ -34,7 +34,7 @@ from jsonrpc_core.testing import StreamingASGITransport
 
 BASE = "http://127.0.0.1"
 PATH = "/rpc"
-SESSION = "mcp-session-id"
+SESSION = "session-id"
 TIMEOUT = 10
 
 

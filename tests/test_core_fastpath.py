@@ -458,7 +458,7 @@ def open_ended_sse_app(*, answer_on: str) -> Callable[..., Awaitable[None]]:
             body += message.get("body", b"")
             if not message.get("more_body"):
                 break
-        headers = [(b"content-type", b"text/event-stream"), (b"mcp-session-id", b"s1")]
+        headers = [(b"content-type", b"text/event-stream"), (b"session-id", b"s1")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         if scope["method"] == "POST":
             request_id = json.loads(body)["id"]

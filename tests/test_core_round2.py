@@ -111,7 +111,7 @@ async def test_a_shared_store_forgets_a_deleted_session_once() -> None:
     server = HTTPTestServer(event_store=store, idle_timeout=600)
     async with client_for(server) as client:
         session = await open_session(client)
-        response = await client.delete("/rpc", headers={"mcp-session-id": session})
+        response = await client.delete("/rpc", headers={"session-id": session})
         assert response.status_code == 200
         assert store.forgotten == [session]
         # the session's own task ends after the response: it must not forget again
@@ -128,7 +128,7 @@ async def test_an_in_memory_store_forgets_an_ended_sessions_streams() -> None:
         assert (await post(client, request(1, "echo", [1]), first)).status_code == 200
         kept = len(store)
         assert kept >= 3
-        assert (await client.delete("/rpc", headers={"mcp-session-id": first})).status_code == 200
+        assert (await client.delete("/rpc", headers={"session-id": first})).status_code == 200
         assert 0 < len(store) < kept
         remaining = [key for key in store._streams if key.startswith(second + ".")]
         assert len(remaining) == len(store)
@@ -387,6 +387,6 @@ async def test_a_get_for_a_session_reaped_during_validate_is_not_found() -> None
     async with client_for(server) as client:
         session = await open_session(client)
         response = await client.get(
-            "/rpc", headers={"accept": "text/event-stream", "mcp-session-id": session}
+            "/rpc", headers={"accept": "text/event-stream", "session-id": session}
         )
     assert response.status_code == 404

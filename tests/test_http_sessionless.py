@@ -132,14 +132,14 @@ async def test_sessionless_posts_share_one_connection_beside_sessions() -> None:
         two = await post(
             http,
             {"jsonrpc": "2.0", "id": "a", "method": "echo", "params": {}},
-            **{"mcp-session-id": "ignored"},
+            **{"session-id": "ignored"},
         )
         opened = await post(
             http, {"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"session": True}}
         )
     assert one.json()["result"]["session"] is None and two.status_code == 200
-    assert "mcp-session-id" not in one.headers
-    assert opened.headers.get("mcp-session-id")
+    assert "session-id" not in one.headers
+    assert opened.headers.get("session-id")
     assert app.peers == 2  # the shared connection (made on first use) and the session
     # The same client id twice: remapped inside, restored outside, both answered.
     assert [two.json()["id"], one.json()["id"]] == ["a", "a"]

@@ -31,7 +31,7 @@ from jsonrpc_core import (
 
 pytestmark = pytest.mark.anyio
 
-SESSION = "mcp-session-id"
+SESSION = "session-id"
 POST_HEADERS = {
     "content-type": "application/json",
     "accept": "application/json, text/event-stream",

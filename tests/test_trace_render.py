@@ -1,4 +1,5 @@
-"""The trace renderer: JSON Lines recordings to Mermaid and to a self-contained HTML page."""
+"""The CLI's trace renderer (private units of `rpcweave`, tested on purpose): JSON Lines
+recordings to Mermaid and to a self-contained HTML page."""
 
 from __future__ import annotations
 
@@ -9,14 +10,8 @@ from typing import Any
 
 import pytest
 
-from jsonrpc_core import (
-    MERMAID_URL,
-    read_trace,
-    trace_events,
-    trace_to_html,
-    trace_to_mermaid,
-    write_trace_views,
-)
+from rpcweave._trace_html import MERMAID_URL, trace_to_html, write_trace_views
+from rpcweave._trace_render import read_trace, trace_events, trace_to_mermaid
 
 
 def record(t: float, sender: str, receiver: str, message: Any, transport: str = "stdio") -> dict:
