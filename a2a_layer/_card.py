@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 
 import pydantic_core
 
-from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, HTTPRequest, HTTPResponse, Route, read_response_body
+from jsonrpc_core.http import (
+    DEFAULT_MAX_BODY_SIZE,
+    HTTPRequest,
+    HTTPResponse,
+    Route,
+    read_response_body,
+)
 
 from .types import AgentCard
 
@@ -102,7 +108,7 @@ async def resolve_card(
 
     Tries ``/.well-known/agent-card.json``, then ``/.well-known/agent.json`` on 404.
     Raises `CardNotFound`, `httpx.HTTPError`, `pydantic.ValidationError`, or
-    `jsonrpc_core.ResponseTooLarge` for a card over ``max_body_size`` decoded bytes.
+    `jsonrpc_core.http.ResponseTooLarge` for a card over ``max_body_size`` decoded bytes.
     """
     base = base_url.rstrip("/")
     paths = [path] if path else [CARD_PATH, LEGACY_CARD_PATH]

@@ -32,9 +32,8 @@ from typing import Any
 import anyio
 import httpx
 
-from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, ConnectionClosed, TransportError, WireTap
-from jsonrpc_core._deadline import Deadline
-from jsonrpc_core._http1 import new_async_client
+from jsonrpc_core import ConnectionClosed, Deadline, TransportError, WireTap
+from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, new_async_client
 
 from ._card import resolve_card
 from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
@@ -175,7 +174,7 @@ class A2AClient:
     ``return_immediately=True`` and `wait`.
 
     ``max_body_size`` caps each JSON answer or error body, in decoded bytes (past it a
-    call raises `jsonrpc_core.ResponseTooLarge`).
+    call raises `jsonrpc_core.http.ResponseTooLarge`).
     """
 
     def __init__(

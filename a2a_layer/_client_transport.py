@@ -6,7 +6,7 @@ error as its `A2A_ERRORS` class. ``timeout`` is each call's total deadline, howe
 slowly the agent sends: a call's whole exchange, a stream's until its first event;
 `jsonrpc_core.RequestTimeout` when it passes (the response is closed, its connection
 not reused). The JSON-RPC one makes each call with
-`jsonrpc_core.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task,
+`jsonrpc_core.http.HTTPCaller` (one POST, its JSON or SSE answer read in the caller's task,
 recorded by the caller when there is a `WireTap`; 0.3 calls go through the ``_compat03``
 bridge). The HTTP+JSON one maps calls to routes with ``_http_binding``.
 """
@@ -20,17 +20,8 @@ from typing import Any
 import httpx
 import pydantic_core
 
-from jsonrpc_core import (
-    DEFAULT_MAX_BODY_SIZE,
-    HTTPStatusError,
-    JsonRpcError,
-    SSEDecoder,
-    TransportError,
-    WireTap,
-    read_response_body,
-)
-from jsonrpc_core._deadline import Deadline
-from jsonrpc_core._http_caller import HTTPCaller
+from jsonrpc_core import Deadline, HTTPStatusError, JsonRpcError, TransportError, WireTap
+from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, HTTPCaller, SSEDecoder, read_response_body
 
 from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http

@@ -26,7 +26,7 @@ from typing import Any
 
 import anyio
 
-from jsonrpc_core._pg import Listener, Migration, PooledStore
+from jsonrpc_core.postgres import Listener, Migration, PooledStore
 
 from ._shared import Claim, SharedTaskStore, StaleTask, StoredEvent, TaskSnapshot
 from ._store import (

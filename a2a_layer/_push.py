@@ -16,7 +16,7 @@ what arrives. Rules:
    IPv4-mapped forms of them). It is checked when the config is registered (a refusal is
    `InvalidParams`, naming the host and why) and again on every connection a delivery
    makes: the dispatcher's own client resolves the host once and connects to the address
-   it checked (`jsonrpc_core.public_addresses_only`), so DNS rebinding cannot switch it;
+   it checked (`jsonrpc_core.http.public_addresses_only`), so DNS rebinding cannot switch it;
    a refused delivery is logged and never sent. Redirects are not followed; environment
    proxies are not used. ``allow_private_webhooks`` lifts the address rule (the scheme
    rule stays): for loopback receivers in demos and tests, or a trusted private network.
@@ -46,7 +46,8 @@ import anyio
 import anyio.to_thread
 import pydantic
 
-from jsonrpc_core import BodyTooLarge, ClientDisconnected, InvalidParams, read_body
+from jsonrpc_core import InvalidParams
+from jsonrpc_core.http import BodyTooLarge, ClientDisconnected, read_body
 
 from ._executor import new_id
 from ._store import TaskStore, public_tenant
@@ -90,11 +91,11 @@ async def check_webhook_url(url: str, *, allow_private: bool = False) -> None:
     """Raise `InvalidParams` unless ``url`` is an http(s) URL to a public address.
 
     The host must be a public IP, or a name all of whose addresses are public
-    (`jsonrpc_core.public_addresses_only`: ``is_global``, IPv4-mapped IPv6 unwrapped).
+    (`jsonrpc_core.http.public_addresses_only`: ``is_global``, IPv4-mapped IPv6 unwrapped).
     With ``allow_private`` only the scheme and host are checked. The message names the
     host and why, e.g. "webhook address 10.0.0.5 is not public".
     """
-    from jsonrpc_core import AddressRefused, public_addresses_only
+    from jsonrpc_core.http import AddressRefused, public_addresses_only
 
     parts = urlsplit(url)
     try:
@@ -159,8 +160,7 @@ class PushDispatcher:
 
     async def run_until_cancelled(self, started: anyio.Event | None = None) -> None:
         """Deliver until cancelled."""
-        from jsonrpc_core import public_addresses_only
-        from jsonrpc_core._http1 import new_async_client
+        from jsonrpc_core.http import new_async_client, public_addresses_only
 
         client = self._client or new_async_client(
             timeout=self.timeout,
@@ -286,7 +286,7 @@ class PushDispatcher:
         """POST one event; the webhook's status. Its answer is read up to
         `_MAX_WEBHOOK_ANSWER` bytes (decoded) so the connection is kept, else closed
         unread: a webhook cannot make the server read (or inflate) an endless body."""
-        from jsonrpc_core import ResponseTooLarge, read_response_body
+        from jsonrpc_core.http import ResponseTooLarge, read_response_body
 
         assert self._client is not None
         request = self._client.build_request(
@@ -311,7 +311,7 @@ class PushDispatcher:
             headers["authorization"] = f"{auth.scheme} {auth.credentials}"
         if config.token:
             headers[TOKEN_HEADER] = config.token
-        from jsonrpc_core import AddressRefused
+        from jsonrpc_core.http import AddressRefused
 
         # Our own client checks the address it connects to (rule 4); a client of the
         # caller's own is checked here first, best effort.

@@ -19,17 +19,12 @@ import pydantic_core
 from jsonrpc_core import (
     BearerAuth,
     HTTPError,
-    HTTPRequest,
-    HTTPResponse,
     InternalError,
     JsonRpcError,
     MethodNotFound,
     ParseError,
-    Route,
-    SSEEvent,
-    SSEResponse,
-    encode_event,
 )
+from jsonrpc_core.http import HTTPRequest, HTTPResponse, Route, SSEEvent, SSEResponse, encode_event
 
 from ._errors import http_error_body, http_status_for
 from ._http_binding import params_from_http

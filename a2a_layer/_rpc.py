@@ -20,14 +20,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonrpc_core import (
-    HTTPRequestInfo,
-    Incoming,
-    MethodRegistry,
-    Request,
-    RequestContext,
-    RequestType,
-)
+from jsonrpc_core import Incoming, MethodRegistry, Request, RequestContext, RequestType
+from jsonrpc_core.http import HTTPRequestInfo
 
 from ._errors import ExtensionSupportRequired, VersionNotSupported
 from ._methods import (

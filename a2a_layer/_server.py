@@ -22,8 +22,6 @@ import anyio
 
 from jsonrpc_core import (
     BearerAuth,
-    HTTPRequest,
-    HTTPRequestInfo,
     HTTPServerOptions,
     JsonRpcHTTPApp,
     MessageStream,
@@ -31,6 +29,7 @@ from jsonrpc_core import (
     Peer,
     Request,
 )
+from jsonrpc_core.http import HTTPRequest, HTTPRequestInfo
 
 from ._card import card_routes
 from ._errors import A2A_ERRORS
@@ -44,7 +43,7 @@ from .types import AgentCard, AgentInterface, ProtocolBinding
 if TYPE_CHECKING:
     import httpx
 
-    from jsonrpc_core import Route
+    from jsonrpc_core.http import Route
 
     from ._push import PushDispatcher
 

@@ -159,48 +159,21 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._errors import register_error as register_error
     from ._event_store import EventStore as EventStore
     from ._event_store import InMemoryEventStore as InMemoryEventStore
-    from ._event_store import Replay as Replay
-    from ._event_store import SharedEventStore as SharedEventStore
     from ._framing import DEFAULT_MAX_MESSAGE_SIZE as DEFAULT_MAX_MESSAGE_SIZE
     from ._framing import LineFramer as LineFramer
     from ._framing import Oversized as Oversized
-    from ._http1 import HTTP1Transport as HTTP1Transport
-    from ._http1 import new_async_client as new_async_client
-    from ._http1_resolve import AddressRefused as AddressRefused
-    from ._http1_resolve import AddressResolver as AddressResolver
-    from ._http1_resolve import is_public_address as is_public_address
-    from ._http1_resolve import public_addresses_only as public_addresses_only
-    from ._http_body import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
-    from ._http_body import ResponseTooLarge as ResponseTooLarge
-    from ._http_body import fetch_body as fetch_body
-    from ._http_body import read_response_body as read_response_body
-    from ._http_caller import HTTPCaller as HTTPCaller
     from ._http_client import HTTPSSETransport as HTTPSSETransport
     from ._http_client import HTTPStatusError as HTTPStatusError
     from ._http_client import SessionExpired as SessionExpired
     from ._http_client import StreamableHTTPTransport as StreamableHTTPTransport
-    from ._http_common import BodyTooLarge as BodyTooLarge
-    from ._http_common import BodyTooSlow as BodyTooSlow
-    from ._http_common import ClientDisconnected as ClientDisconnected
     from ._http_common import HTTPError as HTTPError
-    from ._http_common import HTTPRequest as HTTPRequest
-    from ._http_common import HTTPRequestInfo as HTTPRequestInfo
-    from ._http_common import HTTPResponse as HTTPResponse
-    from ._http_common import Route as Route
-    from ._http_common import SSEResponse as SSEResponse
-    from ._http_common import read_body as read_body
     from ._http_security import BearerAuth as BearerAuth
     from ._http_security import OriginPolicy as OriginPolicy
-    from ._http_security import ScopeRequirement as ScopeRequirement
     from ._http_security import TokenVerifier as TokenVerifier
-    from ._http_security import principal_scopes as principal_scopes
-    from ._http_security import without_credentials as without_credentials
     from ._http_serve import running_server as running_server
     from ._http_serve import serve as serve
     from ._http_server import HTTPServerOptions as HTTPServerOptions
     from ._http_server import JsonRpcHTTPApp as JsonRpcHTTPApp
-    from ._http_server import ServeConnection as ServeConnection
-    from ._http_sessions import HTTPSession as HTTPSession
     from ._http_sessions import SessionPolicy as SessionPolicy
     from ._methods import MethodRegistry as MethodRegistry
     from ._methods import NotificationType as NotificationType
@@ -209,12 +182,6 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._peer import CancelHook as CancelHook
     from ._peer import Peer as Peer
     from ._peer import RequestFilter as RequestFilter
-    from ._pg_event_store import PostgresEventStore as PostgresEventStore
-    from ._sse import SSEDecoder as SSEDecoder
-    from ._sse import SSEError as SSEError
-    from ._sse import SSEEvent as SSEEvent
-    from ._sse import encode_comment as encode_comment
-    from ._sse import encode_event as encode_event
     from ._stdio import FdReceiveStream as FdReceiveStream
     from ._stdio import FdSendStream as FdSendStream
     from ._stdio import StdioProcess as StdioProcess

@@ -103,7 +103,7 @@ def principal_digest(principal: Any) -> str | None:
 
 
 class PostgresEventStore(PooledStore):
-    """A `jsonrpc_core.SharedEventStore` in PostgreSQL (see module rules).
+    """A `jsonrpc_core.http.SharedEventStore` in PostgreSQL (see module rules).
 
     ``await PostgresEventStore.open(dsn)`` connects and migrates, or the first use
     does; `aclose` closes its connections.

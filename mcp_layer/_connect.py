@@ -60,7 +60,8 @@ async def connect_http(
     `jsonrpc_core.RequestTimeout` is raised and the connection closed. A tool that
     rightly takes longer needs a larger ``timeout`` on its call (``math.inf``: none).
     """
-    from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, StreamableHTTPTransport
+    from jsonrpc_core import StreamableHTTPTransport
+    from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE
 
     from ._headers import SESSION_HEADER
 
@@ -97,7 +98,8 @@ async def connect_sse(
     """Open a session over the 2024-11-05 HTTP+SSE transport; ``timeout`` bounds every
     exchange as in `connect_http` (the event stream until its ``endpoint`` event), and
     ``max_body_size`` caps each body as there."""
-    from jsonrpc_core import DEFAULT_MAX_BODY_SIZE, HTTPSSETransport
+    from jsonrpc_core import HTTPSSETransport
+    from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE
 
     session_options.setdefault("request_timeout", timeout)
 

@@ -19,16 +19,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal
 
-from jsonrpc_core import (
-    HTTPError,
-    HTTPRequestInfo,
-    HTTPSession,
-    Incoming,
-    JsonRpcError,
-    Notification,
-    Request,
-    SessionPolicy,
-)
+from jsonrpc_core import HTTPError, Incoming, JsonRpcError, Notification, Request, SessionPolicy
+from jsonrpc_core.http import HTTPRequestInfo, HTTPSession
 
 from ._era import envelope_of, is_modern
 from ._errors import HTTP_STATUS_BY_CODE, HeaderMismatch

@@ -36,7 +36,7 @@ import anyio.to_thread
 import psycopg
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
-from jsonrpc_core._pg import NOTIFY_LIMIT, Migration, listen_statement, migrate_sync
+from jsonrpc_core.postgres import NOTIFY_LIMIT, Migration, listen_statement, migrate_sync
 
 from ._subscriptions import ChangeEvent
 

@@ -42,14 +42,8 @@ from .types import (
 if TYPE_CHECKING:
     # The HTTP server modules load only when `asgi_app` is called: a stdio server
     # never imports them; the tasks extension, when a tool declares ``task_support``.
-    from jsonrpc_core import (
-        BearerAuth,
-        EventStore,
-        JsonRpcHTTPApp,
-        MessageStream,
-        OriginPolicy,
-        Route,
-    )
+    from jsonrpc_core import BearerAuth, EventStore, JsonRpcHTTPApp, MessageStream, OriginPolicy
+    from jsonrpc_core.http import Route
 
     from ._mrtr import RequestStateSealer
     from ._subscriptions import ChangeKind, SubscriptionBus

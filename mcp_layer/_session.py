@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Any
 import anyio
 
 from jsonrpc_core import (
-    HTTPRequestInfo,
     InvalidParams,
     InvalidRequest,
     JsonRpcError,
@@ -47,6 +46,7 @@ from jsonrpc_core import (
     RequestId,
     RequestType,
 )
+from jsonrpc_core.http import HTTPRequestInfo
 
 from ._era import RequestScope, check_modern_request, is_modern, original_request_id
 from ._errors import MCP_ERRORS, MissingRequiredClientCapability, ResourceNotFound

@@ -237,9 +237,8 @@ async def open_client(url: str, trace: Trace, *, timeout: float) -> AsyncIterato
     import httpx
 
     from a2a_layer import CARD_PATH, A2AClient, CardNotFound, resolve_card
-    from jsonrpc_core import RequestTimeout
-    from jsonrpc_core._deadline import Deadline
-    from jsonrpc_core._http1 import new_async_client
+    from jsonrpc_core import Deadline, RequestTimeout
+    from jsonrpc_core.http import new_async_client
 
     base, card_path = _card_location(url)
     async with new_async_client(timeout=httpx.Timeout(timeout, read=300.0)) as http:

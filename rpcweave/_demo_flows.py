@@ -247,7 +247,7 @@ async def a2a_flow(ctx: DemoContext) -> str:
     from a2a_layer import CARD_PATH, A2AClient, PushReceiver, resolve_card
     from a2a_layer.types import Task, TaskPushNotificationConfig, TaskState
     from jsonrpc_core import running_server
-    from jsonrpc_core._http1 import new_async_client
+    from jsonrpc_core.http import new_async_client
 
     research = _load("research_agent", _example("a2a", "research_agent.py"))
     ctx.say("research agent (rpcweave.examples.a2a.research_agent, in this process) starts:")

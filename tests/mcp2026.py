@@ -16,7 +16,7 @@ from typing import Any
 
 import httpx
 
-from jsonrpc_core import SSEDecoder
+from jsonrpc_core.http import SSEDecoder
 from jsonrpc_core.testing import StreamingASGITransport
 from mcp_layer._headers import request_headers
 

@@ -48,7 +48,8 @@ from typing import Any, Literal
 
 import _specs
 
-from jsonrpc_core import MessageStream, SSEDecoder, TappedStream, TapRecord, WireTap
+from jsonrpc_core import MessageStream, TappedStream, TapRecord, WireTap
+from jsonrpc_core.http import SSEDecoder
 
 MODERN = "2026-07-28"
 

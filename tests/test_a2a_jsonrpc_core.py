@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from jsonrpc_core import (
-    HTTPRequestInfo,
     HTTPServerOptions,
     InvalidParams,
     JsonRpcHTTPApp,
@@ -22,6 +21,7 @@ from jsonrpc_core import (
     Peer,
     RequestContext,
 )
+from jsonrpc_core.http import HTTPRequestInfo
 from jsonrpc_core.testing import StreamingASGITransport
 
 pytestmark = pytest.mark.anyio

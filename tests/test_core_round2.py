@@ -42,11 +42,11 @@ from jsonrpc_core import (
     Notification,
     NotificationType,
     RequestType,
-    SharedEventStore,
     running_server,
 )
 from jsonrpc_core._methods import format_validation_error
 from jsonrpc_core._transport import FifoLock
+from jsonrpc_core.http import SharedEventStore
 
 pytestmark = pytest.mark.anyio
 

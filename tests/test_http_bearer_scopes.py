@@ -17,14 +17,16 @@ import pytest
 
 from jsonrpc_core import (
     BearerAuth,
-    HTTPRequest,
-    HTTPResponse,
     HTTPServerOptions,
     JsonRpcHTTPApp,
     MessageStream,
     MethodRegistry,
     Peer,
     Request,
+)
+from jsonrpc_core.http import (
+    HTTPRequest,
+    HTTPResponse,
     Route,
     principal_scopes,
     without_credentials,

@@ -37,8 +37,9 @@ from a2a_layer.types import (
     AgentInterface,
     TaskPushNotificationConfig,
 )
-from jsonrpc_core import HTTPCaller, ResponseTooLarge, TransportError, read_response_body
+from jsonrpc_core import TransportError
 from jsonrpc_core._http1 import new_async_client
+from jsonrpc_core.http import HTTPCaller, ResponseTooLarge, read_response_body
 from mcp_layer.auth import IntrospectionVerifier, JWKSCache, discover
 from mcp_layer.auth._endpoints import request_token
 from mcp_layer.auth._models import AuthorizationServerMetadata, ClientInformation

@@ -20,7 +20,8 @@ import httpx
 import pytest
 from _connect import http_app
 
-from jsonrpc_core import HTTPRequest, HTTPResponse, Route, _http_common, running_server
+from jsonrpc_core import _http_common, running_server
+from jsonrpc_core.http import HTTPRequest, HTTPResponse, Route
 from mcp_layer import MCPServer
 
 pytestmark = pytest.mark.anyio

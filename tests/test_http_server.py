@@ -23,15 +23,17 @@ from _http_fixtures import BASE, PATH, SESSION, TIMEOUT, HTTPTestServer, client_
 from jsonrpc_core import (
     BearerAuth,
     HTTPError,
-    HTTPRequest,
-    HTTPResponse,
     InMemoryEventStore,
     InvalidParams,
     MethodRegistry,
     OriginPolicy,
     Request,
-    Route,
     SessionPolicy,
+)
+from jsonrpc_core.http import (
+    HTTPRequest,
+    HTTPResponse,
+    Route,
     SSEDecoder,
     SSEEvent,
     SSEResponse,

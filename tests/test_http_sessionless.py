@@ -20,7 +20,6 @@ import pytest
 
 from jsonrpc_core import (
     HTTPError,
-    HTTPRequestInfo,
     HTTPServerOptions,
     InvalidParams,
     JsonRpcError,
@@ -32,9 +31,9 @@ from jsonrpc_core import (
     Request,
     RequestContext,
     SessionPolicy,
-    SSEDecoder,
     StreamableHTTPTransport,
 )
+from jsonrpc_core.http import HTTPRequestInfo, SSEDecoder
 from jsonrpc_core.testing import StreamingASGITransport
 
 pytestmark = pytest.mark.anyio

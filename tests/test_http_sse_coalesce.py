@@ -26,9 +26,9 @@ from jsonrpc_core import (
     Peer,
     RequestContext,
     RequestType,
-    SSEDecoder,
 )
 from jsonrpc_core._http_server import _COALESCE_EVENTS
+from jsonrpc_core.http import SSEDecoder
 
 pytestmark = pytest.mark.anyio
 

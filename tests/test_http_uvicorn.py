@@ -24,10 +24,10 @@ from jsonrpc_core import (
     JsonRpcHTTPApp,
     MethodRegistry,
     Peer,
-    SSEDecoder,
     StreamableHTTPTransport,
     running_server,
 )
+from jsonrpc_core.http import SSEDecoder
 
 pytestmark = pytest.mark.anyio
 

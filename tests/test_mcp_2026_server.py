@@ -643,7 +643,7 @@ async def test_listen_acknowledges_then_delivers_what_was_asked(wire: WireChecke
             "mcp-protocol-version": VERSION,
             "mcp-method": "subscriptions/listen",
         }
-        from jsonrpc_core import SSEDecoder
+        from jsonrpc_core.http import SSEDecoder
 
         with anyio.fail_after(10):
             async with client.http.stream("POST", "/mcp", content=body, headers=headers) as r:

@@ -20,7 +20,8 @@ import pytest
 from mcp2026 import TASKS, VERSION, ModernHTTP, asgi_client, envelope
 from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
 
-from jsonrpc_core import InternalError, SSEDecoder
+from jsonrpc_core import InternalError
+from jsonrpc_core.http import SSEDecoder
 from mcp_layer import Context, InputRequest, MCPServer
 from mcp_layer._tasks import TaskManager
 

@@ -19,7 +19,8 @@ import httpx
 import pytest
 from _connect import ROOT, load_example
 
-from jsonrpc_core import InMemoryEventStore, SSEDecoder, SSEEvent
+from jsonrpc_core import InMemoryEventStore
+from jsonrpc_core.http import SSEDecoder, SSEEvent
 from jsonrpc_core.testing import StreamingASGITransport
 from mcp_layer import ClientSession, Context, Image, MCPServer, ResourceNotFound, connect
 from mcp_layer._client import with_elicitation_defaults

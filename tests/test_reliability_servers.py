@@ -29,7 +29,7 @@ from soak.fuzz import Input, StdioFuzz, check_response, make_inputs, mutate
 from soak.kit import example_for, rss_kib
 
 import acp_layer._methods as acp_methods
-from jsonrpc_core import SSEDecoder
+from jsonrpc_core.http import SSEDecoder
 from mcp_layer._methods import CLIENT_REQUESTS
 
 pytestmark = pytest.mark.anyio

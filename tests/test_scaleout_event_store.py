@@ -10,7 +10,9 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-from jsonrpc_core import InMemoryEventStore, PostgresEventStore, SharedEventStore
+from jsonrpc_core import InMemoryEventStore
+from jsonrpc_core.http import SharedEventStore
+from jsonrpc_core.postgres import PostgresEventStore
 
 pytestmark = pytest.mark.anyio
 

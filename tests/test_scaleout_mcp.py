@@ -20,7 +20,7 @@ import httpx
 import pytest
 from scaleout.processes import Replica, replicas
 
-from jsonrpc_core import SSEDecoder, SSEEvent
+from jsonrpc_core.http import SSEDecoder, SSEEvent
 
 pytestmark = pytest.mark.anyio
 

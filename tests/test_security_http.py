@@ -19,16 +19,14 @@ from a2a_fixtures.harness import make_card
 
 from a2a_layer import A2AServer, ExecutionContext, TaskUpdater
 from jsonrpc_core import (
-    HTTPRequest,
-    HTTPResponse,
     HTTPServerOptions,
     JsonRpcHTTPApp,
     MessageStream,
     MethodRegistry,
     Peer,
-    Route,
     SessionPolicy,
 )
+from jsonrpc_core.http import HTTPRequest, HTTPResponse, Route
 from jsonrpc_core.testing import StreamingASGITransport
 from mcp_layer import MCPServer
 

@@ -46,13 +46,12 @@ from a2a_layer import (
     TaskUpdater,
 )
 from a2a_layer.types import StreamResponse, TaskPushNotificationConfig
-from jsonrpc_core import (
+from jsonrpc_core import InvalidParams, running_server
+from jsonrpc_core.http import (
     AddressRefused,
     HTTP1Transport,
-    InvalidParams,
     new_async_client,
     public_addresses_only,
-    running_server,
 )
 from jsonrpc_core.testing import StreamingASGITransport
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from jsonrpc_core import SSEDecoder, SSEError, SSEEvent
+from jsonrpc_core.http import SSEDecoder, SSEError, SSEEvent
 
 _BOM = b"\xef\xbb\xbf"
 

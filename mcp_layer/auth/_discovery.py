@@ -25,7 +25,7 @@ import httpx
 import pydantic
 import pydantic_core
 
-from jsonrpc_core import fetch_body
+from jsonrpc_core.http import fetch_body
 
 from ._errors import DiscoveryError, ResourceMismatch
 from ._models import AuthorizationServerMetadata, ProtectedResourceMetadata
@@ -88,7 +88,7 @@ def _same_issuer(published: str, expected: str) -> bool:
 
 async def _get_json(http: httpx.AsyncClient, url: str, timeout: float) -> object | None:
     """The JSON document at ``url``, or ``None``; a body over the cap raises
-    `jsonrpc_core.ResponseTooLarge`."""
+    `jsonrpc_core.http.ResponseTooLarge`."""
     request = http.build_request("GET", url, headers=_ACCEPT, timeout=timeout)
     try:
         response, body = await fetch_body(http, request, follow_redirects=False, auth=NO_AUTH)

@@ -18,7 +18,7 @@ import httpx
 import pydantic
 import pydantic_core
 
-from jsonrpc_core import ResponseTooLarge, fetch_body
+from jsonrpc_core.http import ResponseTooLarge, fetch_body
 
 from ._crypto import require_pyjwt
 from ._errors import RegistrationError, TokenError

@@ -38,8 +38,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 import anyio
 import httpx
 
-from jsonrpc_core import read_response_body
-from jsonrpc_core._http1 import new_async_client
+from jsonrpc_core.http import new_async_client, read_response_body
 
 from ._challenge import Challenge, bearer_challenge
 from ._discovery import AuthorizationServerChooser, Discovery, discover

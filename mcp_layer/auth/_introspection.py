@@ -10,8 +10,8 @@ from typing import Any
 import httpx
 import pydantic_core
 
-from jsonrpc_core import TransportError, fetch_body
-from jsonrpc_core._http1 import new_async_client
+from jsonrpc_core import TransportError
+from jsonrpc_core.http import fetch_body, new_async_client
 
 from ._endpoints import basic_credentials
 from ._token import AccessToken, audience_matches, scopes_of_claims

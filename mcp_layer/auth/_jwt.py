@@ -25,8 +25,8 @@ import anyio
 import httpx
 import pydantic_core
 
-from jsonrpc_core import TransportError, fetch_body
-from jsonrpc_core._http1 import new_async_client
+from jsonrpc_core import TransportError
+from jsonrpc_core.http import fetch_body, new_async_client
 
 from ._crypto import require_pyjwt
 from ._discovery import fetch_authorization_server_metadata

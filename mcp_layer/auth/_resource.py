@@ -9,7 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from jsonrpc_core import BearerAuth, HTTPRequest, HTTPResponse, Route
+from jsonrpc_core import BearerAuth
+from jsonrpc_core.http import HTTPRequest, HTTPResponse, Route
 
 from ._models import ProtectedResourceMetadata
 from ._urls import check_secure, protected_resource_metadata_url

@@ -11,7 +11,7 @@ import httpx
 
 from a2a_layer import A2AServer
 from a2a_layer.types import AgentCapabilities, AgentCard, AgentExtension, AgentSkill
-from jsonrpc_core import SSEDecoder
+from jsonrpc_core.http import SSEDecoder
 from jsonrpc_core.testing import StreamingASGITransport
 
 BASE = "http://127.0.0.1"

@@ -13,7 +13,8 @@ import sys
 
 import anyio
 
-from jsonrpc_core import PostgresEventStore, running_server
+from jsonrpc_core import running_server
+from jsonrpc_core.postgres import PostgresEventStore
 from mcp_layer import Context, MCPServer
 
 NAME = sys.argv[2] if len(sys.argv) > 2 else "replica"

@@ -58,7 +58,7 @@ sys.path.insert(0, str(HERE.parent))
 
 from soak.kit import hwm_kib, rss_kib  # noqa: E402
 
-from jsonrpc_core import SSEDecoder  # noqa: E402
+from jsonrpc_core.http import SSEDecoder  # noqa: E402
 
 MCP_HEADERS = {"content-type": "application/json", "accept": "application/json, text/event-stream"}
 INIT = {

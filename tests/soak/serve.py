@@ -22,13 +22,8 @@ import anyio
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from jsonrpc_core import (  # noqa: E402
-    HTTPRequest,
-    HTTPResponse,
-    InMemoryEventStore,
-    Route,
-    running_server,
-)
+from jsonrpc_core import InMemoryEventStore, running_server  # noqa: E402
+from jsonrpc_core.http import HTTPRequest, HTTPResponse, Route  # noqa: E402
 from mcp_layer import Context  # noqa: E402
 
 
