@@ -3,7 +3,14 @@
 Messages and their wire form (`parse`, `encode`), the error tree (`JsonRpcError` and
 friends), methods declared as data (`RequestType`, `NotificationType`,
 `MethodRegistry`), the bidirectional `Peer`, and transports behind one
-`MessageStream` interface (in-memory, stdio, NDJSON over any byte stream).
+`MessageStream` interface (in-memory, stdio, NDJSON over any byte stream), JSON-RPC
+over HTTP (`JsonRpcHTTPApp`, `serve`, `StreamableHTTPTransport`) and the wire tap.
+
+What protocol layers and HTTP extensions build on besides is public too, in two
+submodules: `jsonrpc_core.http` (requests, routes and sessions of the ASGI app, the
+HTTP/1.1 client transport, body limits, the SSE codec, shared event stores) and
+`jsonrpc_core.postgres` (the PostgreSQL stores and their plumbing). A package built on
+the core declares its own exports with `install_lazy_exports`.
 """
 
 # Every name is loaded on first use (PEP 562), so a process pays only for the parts it
