@@ -18,7 +18,9 @@ from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+import jsonrpc_core
+
+ROOT = Path(jsonrpc_core.__file__).resolve().parents[1]
 
 INIT = '''"""A package built on the core."""
 
