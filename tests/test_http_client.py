@@ -417,7 +417,7 @@ async def test_request_stream_yields_results_in_order_and_ends() -> None:
         async with StreamableHTTPTransport(URL, client=client) as transport:
             async with Peer(transport) as peer:
                 assert await peer.request("echo", ["open"]) == ["open"]
-                got = [item async for item in peer.request_stream("count", {"to": 5})]
+                got: list[Any] = [item async for item in peer.request_stream("count", {"to": 5})]
                 assert got == [{"n": n} for n in range(1, 6)]
                 # twice, to see the first one left nothing behind
                 got = [item async for item in peer.request_stream("count", {"to": 2})]

@@ -16,6 +16,7 @@ reading, handlers that never return.
 
 from __future__ import annotations
 
+import functools
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -156,10 +157,13 @@ async def test_mcp_client_resumes_a_cut_sse_stream_with_last_event_id() -> None:
                     await session.call_tool("slow_progress", arguments, progress=progress)
                 )
 
+            def has_steps(count: int) -> bool:
+                return len(steps) >= count
+
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(call)
                 for threshold in (10, 30):
-                    await eventually(lambda t=threshold: len(steps) >= t)
+                    await eventually(functools.partial(has_steps, threshold))
                     assert await proxy.cut() >= 1
             assert result and not result[0].is_error
             assert steps == [float(n) for n in range(1, steps_total + 1)], steps
@@ -311,7 +315,7 @@ async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
                         break
     kinds = [next(iter(e.model_dump(exclude_none=True))) for e in events]
     assert kinds == ["task", "statusUpdate", *["artifactUpdate"] * 3, "statusUpdate"], kinds
-    assert events[0].task is not None and events[0].task.id == task.id
+    assert events[0].task is not None and events[0].task.id == task.id  # type: ignore[union-attr]
     names = [e.artifact_update.artifact.name for e in events if e.artifact_update]
     assert names == ["p0", "p1", "p2"]
     assert receiver.duplicates == 0
