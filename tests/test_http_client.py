@@ -400,7 +400,7 @@ async def test_server_killed_mid_stream_fails_the_call_promptly(event_store: boo
             async with anyio.create_task_group() as tg:
                 tg.start_soon(pending)
                 await wait_until(lambda: len(server.app.sessions.all()) == 1 and server.http_calls)
-                await anyio.sleep(0.05)
+                await anyio.wait_all_tasks_blocked()  # the handler waits, the call is pending
                 server.app.close()
             assert len(failures) == 1
             assert isinstance(failures[0], TransportError), repr(failures[0])

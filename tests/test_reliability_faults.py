@@ -17,6 +17,7 @@ reading, handlers that never return.
 from __future__ import annotations
 
 import functools
+import logging
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -273,7 +274,9 @@ def _text(result: Any) -> str:
 # --- a push webhook that is down ---------------------------------------------------------
 
 
-async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
+async def test_push_webhook_down_then_up_gets_exactly_the_due_events(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     import socket
 
     from a2a_fixtures.harness import in_process, make_card
@@ -300,11 +303,12 @@ async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
     )
     receiver = PushReceiver(token="push-tok")
     config = TaskPushNotificationConfig(url=f"http://127.0.0.1:{port}/hook", token="push-tok")
+    caplog.set_level(logging.INFO, logger="a2a_layer.push")
     async with in_process(server) as http:
         async with A2AClient.connect("http://127.0.0.1", http=http) as client:
             task = await client.send("go", push=config)
         # The webhook is down: deliveries fail (connection refused) and are retried.
-        await anyio.sleep(0.3)
+        await eventually(lambda: any("; retry" in r.getMessage() for r in caplog.records))
         async with running_server(receiver.asgi_app(), port=port):
             events = []
             with anyio.fail_after(30):
