@@ -22,6 +22,7 @@ lint: setup
 
 typecheck: setup
 	$(VENV)/bin/mypy $(PACKAGES)
+	$(VENV)/bin/mypy --config-file tests/mypy.ini tests
 
 # Spec material a registry package ships (ACP's v1 schemas, npm @agentclientprotocol/sdk,
 # into tests/acp_fixtures/node_modules). Without npm it prints one line and goes on; the

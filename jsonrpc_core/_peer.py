@@ -22,7 +22,7 @@ import asyncio
 import inspect
 import logging
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from inspect import isawaitable
 from types import CoroutineType, TracebackType
@@ -363,9 +363,19 @@ class Peer:
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
 
+    @overload
+    def request_stream(
+        self, method: RequestType[Any, R], params: Any = None, *, max_buffered: int = 64
+    ) -> AsyncGenerator[R, None]: ...
+
+    @overload
+    def request_stream(
+        self, method: str, params: Any = None, *, max_buffered: int = 64
+    ) -> AsyncGenerator[Any, None]: ...
+
     async def request_stream(
         self, method: RequestType[Any, R] | str, params: Any = None, *, max_buffered: int = 64
-    ) -> AsyncIterator[R]:
+    ) -> AsyncGenerator[R, None]:
         """Send a request whose answer is a stream of results (A2A streaming methods).
 
         Yields each result as it arrives; ends when the transport reports the end of the

@@ -172,7 +172,7 @@ async def connect(
         client_stream: MessageStream
         client_stream, server_stream = memory_pair()
     elif kind == "pipes":
-        client_stream, server_stream, read_fds = _pipe_pair(max_message_size)
+        client_stream, server_stream, read_fds = _pipe_pair(max_message_size)  # type: ignore[assignment]
     else:
         raise ValueError(kind)
     server = Peer(server_stream, echo_example.registry, name="server")

@@ -1,5 +1,5 @@
 """What the in-process HTTP tests (test_http_client, test_http_server, test_http_caller,
-test_a2a_client_perf, ...) share.
+test_a2a_client_jsonrpc_path, ...) share.
 
 `HTTPTestServer` is a `JsonRpcHTTPApp` serving one `Peer` per session over a small
 registry (``echo``, ``whoami``, ``script``); each test module subclasses it to add its

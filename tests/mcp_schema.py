@@ -338,7 +338,7 @@ class WireChecker:
                 continue
             data = json.loads(line)
             direction = "send" if data["from"] == role else "receive"
-            record(TapRecord(data["time"], direction, "jsonl", role, "", data["message"]))
+            record(TapRecord(data["time"], direction, "jsonl", role, "", data["message"]))  # type: ignore[arg-type]
             count += 1
         return count
 

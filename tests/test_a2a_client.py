@@ -265,7 +265,7 @@ async def test_pluggable_auth() -> None:
     async with in_process(server) as http:
         async with A2AClient.connect(BASE, http=http, auth=BearerToken("s3cret")) as client:
             assert isinstance(await client.send("build"), Task)
-        http.auth = None
+        http.auth = None  # type: ignore[assignment]
         async with A2AClient.connect(BASE, http=http, headers={"X-Trace": "1"}) as anonymous:
             with pytest.raises(TransportError):
                 await anonymous.send("build")

@@ -3,7 +3,6 @@ the coding agent by streaming, polling and push, over real HTTP."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,7 @@ from a2a_fixtures.harness import BASE, in_process
 from a2a_layer import A2AClient, SQLiteTaskStore, text_of
 from a2a_layer.types import Message, StreamResponse, Task, TaskState
 from jsonrpc_core import running_server
-
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples" / "a2a"
-sys.path.insert(0, str(EXAMPLES))
-
-import coding_agent  # noqa: E402
-import research_agent  # noqa: E402
-import tck_agent  # noqa: E402
+from rpcweave.examples.a2a import coding_agent, research_agent, tck_agent
 
 pytestmark = pytest.mark.anyio
 

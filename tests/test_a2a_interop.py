@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,10 @@ from a2a_fixtures.sdk_server import build_app, set_base_url
 from a2a_layer import A2AClient, TaskNotCancelable, TaskNotFound
 from a2a_layer.types import Task, TaskState
 from jsonrpc_core import running_server
+from rpcweave.examples.a2a.tck_agent import build_server
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "a2a_fixtures"
-sys.path.insert(0, str(ROOT / "examples" / "a2a"))
-
-from tck_agent import build_server  # noqa: E402
 
 pytest.importorskip("a2a", reason="the a2a-sdk dev dependency is not installed")
 pytestmark = pytest.mark.anyio
@@ -66,7 +63,7 @@ async def _sdk_scenario(url: str, binding: str, streaming: bool, legacy: bool) -
             streaming=streaming, supported_protocol_bindings=[binding], httpx_client=http
         )
         client = ClientFactory(config).create(card)
-        out["transport"] = type(client._transport).__name__
+        out["transport"] = type(client._transport).__name__  # type: ignore[attr-defined]
 
         async def send(mid: str) -> list[dict[str, Any]]:
             request = SendMessageRequest(

@@ -91,7 +91,7 @@ def v10_schema() -> Any:
         validator = jsonschema.Draft202012Validator(by_name[name], registry=registry)
         validator.validate(instance)
 
-    validate.names = set(by_name)
+    validate.names = set(by_name)  # type: ignore[attr-defined]
     return validate
 
 
@@ -347,10 +347,10 @@ def instances() -> dict[str, Any]:
         "TaskPushNotificationConfig": make_push_config(),
         "AgentInterface": make_card().supported_interfaces[0],
         "AgentProvider": t.AgentProvider(url="https://x", organization="X"),
-        "AgentExtension": make_card().capabilities.extensions[0],
+        "AgentExtension": make_card().capabilities.extensions[0],  # type: ignore[index]
         "AgentCapabilities": make_card().capabilities,
         "AgentSkill": make_card().skills[0],
-        "AgentCardSignature": make_card().signatures[0],
+        "AgentCardSignature": make_card().signatures[0],  # type: ignore[index]
         "AgentCard": make_card(),
         "StringList": t.StringList(values=["a", "b"]),
         "SecurityRequirement": t.SecurityRequirement.of(oauth=["read", "write"]),
@@ -361,10 +361,10 @@ def instances() -> dict[str, Any]:
         "OpenIdConnectSecurityScheme": schemes["oidc"].open_id_connect_security_scheme,
         "MutualTlsSecurityScheme": schemes["mtls"].mtls_security_scheme,
         "OAuthFlows": t.OAuthFlows(device_code=flows["DeviceCodeOAuthFlow"]),
-        "AuthorizationCodeOAuthFlow": schemes[
+        "AuthorizationCodeOAuthFlow": schemes[  # type: ignore[union-attr]
             "oauth"
         ].oauth2_security_scheme.flows.authorization_code,
-        "ClientCredentialsOAuthFlow": schemes["cc"].oauth2_security_scheme.flows.client_credentials,
+        "ClientCredentialsOAuthFlow": schemes["cc"].oauth2_security_scheme.flows.client_credentials,  # type: ignore[union-attr]
         **flows,
         "SendMessageConfiguration": t.SendMessageConfiguration(
             accepted_output_modes=["text/plain"],
@@ -471,7 +471,7 @@ def test_every_optional_field_is_set_somewhere() -> None:
         walk(obj)
     part_fields = set(t.Part.model_fields)
     for cls, names in seen.items():
-        missing = set(cls.model_fields) - names
+        missing = set(cls.model_fields) - names  # type: ignore[attr-defined]
         if cls is t.Part:  # the oneof members are spread over several parts
             assert missing <= part_fields - {"metadata", "filename", "media_type"}
             continue
@@ -721,7 +721,7 @@ def test_oneof_wrap_and_payload() -> None:
     assert t.SecurityScheme.wrap(scheme).scheme is scheme
     assert INSTANCES["OAuthFlows"].flow is not None
     with pytest.raises(TypeError):
-        t.StreamResponse.wrap("nope")
+        t.StreamResponse.wrap("nope")  # type: ignore[arg-type]
 
 
 def test_empty_is_an_empty_object() -> None:
@@ -926,7 +926,7 @@ def test_v10_to_v03_and_back(name: str, v03_schema: Any) -> None:
     back_fn = {"Message": c03.message_from_v03, "Task": c03.task_from_v03}.get(
         name, c03.push_config_from_v03
     )
-    v03 = to(obj)
+    v03 = to(obj)  # type: ignore[operator]
     v03_schema(name, v03)
     back = back_fn(v03)
     if name == "TaskPushNotificationConfig":
@@ -976,7 +976,7 @@ def test_event_to_v03_final(final: bool | None, v03_schema: Any) -> None:
     assert out["status"]["state"] == "working"
     done = working.model_copy(
         update={
-            "status_update": working.status_update.model_copy(
+            "status_update": working.status_update.model_copy(  # type: ignore[union-attr]
                 update={"status": t.TaskStatus(state="input-required")}
             )
         }
@@ -1058,7 +1058,7 @@ def test_card_v10_to_v03(v03_schema: Any) -> None:
     assert v03["securitySchemes"]["mtls"] == {"type": "mutualTLS", "description": "mtls"}
     again = c03.card_from_v03(v03)
     # 0.3 has no pkceRequired; everything else about the schemes survives
-    oauth = card.security_schemes["oauth"].oauth2_security_scheme
+    oauth = card.security_schemes["oauth"].oauth2_security_scheme  # type: ignore[index]
     assert oauth is not None and oauth.flows.authorization_code is not None
     oauth.flows.authorization_code.pkce_required = False
     assert again.security_schemes == card.security_schemes

@@ -94,7 +94,7 @@ async def run_with_push(webhook: Any, **server_options: Any) -> tuple[list[Strea
                         update = event.status_update
                         if update is not None and update.status.state.is_terminal:
                             break
-    return events, task.id
+    return events, task.id  # type: ignore[union-attr]
 
 
 RECEIVERS: dict[Any, PushReceiver] = {}
@@ -206,4 +206,4 @@ async def test_private_webhooks_are_refused_unless_allowed() -> None:
         async with A2AClient.connect(BASE, http=http) as client:
             task = await client.send("go")
             with pytest.raises(InvalidParams):
-                await client.create_push_config(task.id, "http://127.0.0.1:9/hook")
+                await client.create_push_config(task.id, "http://127.0.0.1:9/hook")  # type: ignore[union-attr]

@@ -234,7 +234,7 @@ async def test_a_reading_subscriber_keeps_up_with_an_agent_that_never_yields() -
         ]
     assert len(events) == count + 2
     assert events[0].task is not None
-    assert [e.artifact_update.artifact.parts[0].text for e in events[1:-1]] == [
+    assert [e.artifact_update.artifact.parts[0].text for e in events[1:-1]] == [  # type: ignore[union-attr]
         str(i) for i in range(count)
     ]
     assert events[-1].status_update is not None

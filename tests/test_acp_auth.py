@@ -62,7 +62,7 @@ async def test_auth_required_carries_the_methods_typed_by_kind(tmp_path: Path) -
             with pytest.raises(AuthRequired) as raised:
                 await conn.new_session(str(tmp_path))
     methods = raised.value.auth_methods
-    assert [(m.id, auth_method_kind(m)) for m in methods] == [  # type: ignore[union-attr]
+    assert [(m.id, auth_method_kind(m)) for m in methods] == [
         ("agent-login", "agent"),
         ("env-key", "env_var"),
     ]  # no terminal method: this client cannot run one (auth.terminal not advertised)
@@ -230,7 +230,7 @@ async def test_node_agent_login_and_logout(node: str, tmp_path: Path) -> None:  
             assert conn.agent_capabilities.auth.logout is not None
             with pytest.raises(AuthRequired) as raised:
                 await conn.new_session(str(tmp_path))
-            assert [m.id for m in raised.value.auth_methods] == ["node-login"]  # type: ignore[union-attr]
+            assert [m.id for m in raised.value.auth_methods] == ["node-login"]
             await conn.authenticate("node-login")
             assert await whoami(conn, client, tmp_path) == "logged in with node-login"
             await conn.logout()

@@ -991,4 +991,4 @@ def test_unstable_sample_is_schema_valid_and_round_trips(def_name: str, obj: Any
     value = wire(obj)
     assert_schema_valid(schema_name, value, unstable=True)
     tp = u.UnstableSessionUpdate if def_name == "SessionUpdate" else type(obj)
-    assert adapter(tp).validate_python(value) == obj
+    assert adapter(tp).validate_python(value) == obj  # type: ignore[arg-type]

@@ -270,7 +270,7 @@ async def test_app_ignoring_disconnect_does_not_block_and_is_cancelled_on_exit()
                     async for chunk in chunks:
                         assert chunk == b"x" * 10
                         # Let the app fill the buffer and block in send().
-                        await anyio.sleep(0.05)
+                        await anyio.wait_all_tasks_blocked()
                         break
             closed = True
             await many_sends_after_close.wait()
@@ -293,7 +293,7 @@ async def test_slow_consumer_applies_backpressure() -> None:
 
     async with client_for(app) as client:
         async with client.stream("GET", "/") as response:
-            await anyio.sleep(0.05)
+            await anyio.wait_all_tasks_blocked()  # the app has sent until the buffer is full
             assert 0 < sent <= 20  # bounded by the buffer, not by the body size
             body = b"".join([chunk async for chunk in response.aiter_raw()])
         assert body == b"".join(b"%03d" % i for i in range(100))

@@ -13,9 +13,8 @@ import pytest
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup, ExceptionGroup
 
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
-from cli_helpers import PY, ROOT, TARGETS, assert_one_line_error, run_cli
+from fixtures.cli_helpers import PY, ROOT, TARGETS, assert_one_line_error, run_cli
 
 from acp_layer import schema as s
 from jsonrpc_core import ConnectionClosed, InvalidParams, TransportError

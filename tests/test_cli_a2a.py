@@ -7,17 +7,12 @@ from __future__ import annotations
 import json
 import re
 import socket
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from cli_helpers import (
+from fixtures.cli_helpers import (
     EXAMPLES,
     TARGETS,
     CLIServer,

@@ -11,10 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-
-from cli_helpers import (
+from fixtures.cli_helpers import (
     EXAMPLES,
     PY,
     ROOT,

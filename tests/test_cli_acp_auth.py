@@ -5,16 +5,12 @@ and a JSON-RPC error's ``data`` shown under the error line."""
 from __future__ import annotations
 
 import os
-import sys
 from pathlib import Path
 
 import pytest
 from acp_fixtures.wire import FIXTURES, requires_acp_schema
+from fixtures.cli_helpers import PY, ROOT, run_cli, run_on_a_terminal
 from test_acp_interop_node import node  # noqa: F401  (the fixture)
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-
-from cli_helpers import PY, ROOT, run_cli, run_on_a_terminal
 
 pytestmark = requires_acp_schema
 

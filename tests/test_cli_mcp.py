@@ -11,16 +11,12 @@ import re
 import select
 import socket
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-
-from cli_helpers import (
+from fixtures.cli_helpers import (
     EXAMPLES,
     PY,
     ROOT,

@@ -400,7 +400,7 @@ async def test_server_killed_mid_stream_fails_the_call_promptly(event_store: boo
             async with anyio.create_task_group() as tg:
                 tg.start_soon(pending)
                 await wait_until(lambda: len(server.app.sessions.all()) == 1 and server.http_calls)
-                await anyio.sleep(0.05)
+                await anyio.wait_all_tasks_blocked()  # the handler waits, the call is pending
                 server.app.close()
             assert len(failures) == 1
             assert isinstance(failures[0], TransportError), repr(failures[0])
@@ -417,7 +417,7 @@ async def test_request_stream_yields_results_in_order_and_ends() -> None:
         async with StreamableHTTPTransport(URL, client=client) as transport:
             async with Peer(transport) as peer:
                 assert await peer.request("echo", ["open"]) == ["open"]
-                got = [item async for item in peer.request_stream("count", {"to": 5})]
+                got: list[Any] = [item async for item in peer.request_stream("count", {"to": 5})]
                 assert got == [{"n": n} for n in range(1, 6)]
                 # twice, to see the first one left nothing behind
                 got = [item async for item in peer.request_stream("count", {"to": 2})]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, MutableMapping
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
@@ -53,7 +53,7 @@ def uvicorn_errors() -> Iterator[list[logging.LogRecord]]:
     once the server runs, since uvicorn's logging setup replaces their handlers)."""
     records: list[logging.LogRecord] = []
     handler = logging.Handler(logging.ERROR)
-    handler.emit = records.append  # type: ignore[method-assign]
+    handler.emit = records.append  # type: ignore[method-assign,assignment]
     logger = logging.getLogger("uvicorn.error")
     logger.addHandler(handler)
     try:
@@ -266,8 +266,8 @@ async def test_a_body_trickling_past_its_deadline_gets_408_from_the_app_itself(
             return {"type": "http.disconnect"}
         return {"type": "http.request", "body": b" ", "more_body": True}
 
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
+    async def send(message: MutableMapping[str, Any]) -> None:
+        sent.append(dict(message))
 
     scope = {
         "type": "http",

@@ -68,7 +68,7 @@ def burst_registry(count: int) -> MethodRegistry:
     @registry.method(BURST)
     async def burst(params: Any, ctx: RequestContext) -> AsyncIterator[int]:
         async def results() -> AsyncIterator[int]:
-            await anyio.sleep(0.01)  # the response has begun before the burst
+            await anyio.wait_all_tasks_blocked()  # the response has begun before the burst
             for i in range(count):
                 yield i  # no scheduling point between results: they queue up
 

@@ -671,7 +671,7 @@ def test_encode_batch_matches_spec_mixed_batch_response() -> None:
         ErrorResponse("5", MethodNotFound()),
         Response("9", ["hello", 5]),
     ]
-    data = encode_batch(replies)
+    data = encode_batch(replies)  # type: ignore[arg-type]
     decoded = strict_loads(data)
     assert decoded == [
         result(7, "1"),

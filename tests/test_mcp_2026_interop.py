@@ -161,7 +161,7 @@ async def test_official_client_with_our_server_over_streamable_http(
     host = OfficialHost()
     with anyio.fail_after(60):
         async with running_server(app) as base:
-            async with Client(f"{base}/mcp", mode=mode, **host.options()) as client:  # type: ignore[arg-type]
+            async with Client(f"{base}/mcp", mode=mode, **host.options()) as client:
                 await exercise_everything(client, host, probed=mode == "auto")
     assert ours_serve.checked["DiscoverResult"] == (1 if mode == "auto" else 0)
     assert ours_serve.checked["InputRequiredResult"] >= 4

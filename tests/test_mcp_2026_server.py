@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parent.parent
 EVERYTHING = ROOT / "examples" / "mcp" / "everything_server.py"
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
-ELICIT = {"elicitation": {}}
-ALL = {"elicitation": {}, "sampling": {}, "roots": {}}
+ELICIT: dict[str, Any] = {"elicitation": {}}
+ALL: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
 
 
 class Effects:

@@ -27,7 +27,7 @@ from mcp_layer._tasks import TaskManager
 
 pytestmark = [pytest.mark.anyio, requires_schema]
 
-WITH_TASKS = {"extensions": {TASKS: {}}, "elicitation": {}}
+WITH_TASKS: dict[str, Any] = {"extensions": {TASKS: {}}, "elicitation": {}}
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
@@ -74,7 +74,7 @@ def build_server(gate: Gate) -> MCPServer:
         answer = await ctx.elicit("Who?", NAME, key="who")
         started = await ctx.start_task()
         await ctx.report_progress(1)  # no progress from a task: dropped quietly
-        return f"{answer.content['name']} (task: {started})"
+        return f"{answer.content['name']} (task: {started})"  # type: ignore[index]
 
     @server.tool()
     def plain() -> str:

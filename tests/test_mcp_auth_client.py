@@ -7,7 +7,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, MutableMapping
 from typing import Any
 
 import anyio
@@ -188,7 +188,7 @@ class Scripted:
         self.routes = routes
         self.seen: list[str] = []
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
         host = dict(scope["headers"]).get(b"host", b"").decode()
@@ -411,7 +411,7 @@ async def test_pkce_support_is_required() -> None:
     }
     app = Scripted(routes)
 
-    async def mcp(scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def mcp(scope: MutableMapping[str, Any], receive: Any, send: Any) -> None:
         if dict(scope["headers"]).get(b"host") == b"localhost" and scope["path"] == "/mcp":
             await send({"type": "http.response.start", "status": 401, "headers": []})
             await send({"type": "http.response.body", "body": b""})

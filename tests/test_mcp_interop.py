@@ -287,7 +287,7 @@ async def test_official_client_with_our_server_over_streamable_http(
                 assert invalid.is_error  # a tool execution error (SEP-1303), not -32602
 
                 await client.set_logging_level("info")
-                stepped = await client.call_tool("steps", {"n": 2}, progress_callback=on_progress)
+                stepped = await client.call_tool("steps", {"n": 2}, progress_callback=on_progress)  # type: ignore[arg-type]
                 assert stepped.structured_content == {"result": "2 steps"}
                 assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
                 assert logs == [("info", "step 1 of 2"), ("info", "step 2 of 2")]

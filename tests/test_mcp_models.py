@@ -67,7 +67,7 @@ def _defs() -> dict[str, Any]:
 
 @functools.cache
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+    from jsonschema import Draft202012Validator
 
     schema = {"$ref": f"#/$defs/{name}", "$defs": _defs()}
     return Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)

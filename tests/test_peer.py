@@ -315,7 +315,7 @@ async def test_closing_fails_pending_and_later_calls() -> None:
             async with anyio.create_task_group() as tg:
                 for _ in range(3):
                     tg.start_soon(call)
-                await anyio.sleep(0.05)
+                await anyio.wait_all_tasks_blocked()  # all three requests are pending
                 await client.aclose()
         assert len(errors) == 3
         assert client.closed
@@ -329,6 +329,7 @@ class RecordingStream:
     def __init__(self, inner: MemoryMessageStream) -> None:
         self.inner = inner
         self.sent: list[tuple[str, RequestId | None]] = []
+        self._sent_changed = anyio.Event()
 
     async def send(
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
@@ -336,6 +337,13 @@ class RecordingStream:
         label = getattr(payload, "method", type(payload).__name__)
         self.sent.append((label, related_request_id))
         await self.inner.send(payload, related_request_id=related_request_id)
+        self._sent_changed.set()
+        self._sent_changed = anyio.Event()
+
+    async def wait_sent(self, entry: tuple[str, RequestId | None]) -> None:
+        """Return once ``entry`` (label, related request id) has been sent."""
+        while entry not in self.sent:
+            await self._sent_changed.wait()
 
     async def receive(self) -> Received:
         return await self.inner.receive()
@@ -394,15 +402,23 @@ async def test_cancel_hook_message_is_sent_when_a_call_is_abandoned() -> None:
 async def test_late_answer_to_an_abandoned_request_is_not_a_warning(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
+    release = anyio.Event()
     registry = MethodRegistry()
-    registry.on("sleep", lambda p, ctx: anyio.sleep(0.2))
+    registry.on("slow", lambda p, ctx: release.wait())
     registry.on("echo", lambda p, ctx: ctx.raw_params)
+    a, b = memory_pair()
+    server_stream = RecordingStream(b)
     with caplog.at_level(logging.WARNING, logger="jsonrpc_core.peer"):
-        async with pair(registry) as (client, _):
+        async with Peer(server_stream, registry), Peer(a) as client:
             with pytest.raises(RequestTimeout):
-                await client.request("sleep", timeout=0.01)
-            await anyio.sleep(0.3)
+                await client.request("slow", timeout=0.01)
+            release.set()
+            with anyio.fail_after(5):
+                await server_stream.wait_sent(("Response", 1))
+            # The late answer is on the pipe ahead of the echo's answer and the client reads
+            # in order, so once the echo is answered the late answer has been handled.
             assert await client.request("echo", [1]) == [1]
+    assert ("Response", 1) in server_stream.sent
     assert not [r for r in caplog.records if "unknown request id" in r.getMessage()]
 
 

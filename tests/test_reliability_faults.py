@@ -16,6 +16,8 @@ reading, handlers that never return.
 
 from __future__ import annotations
 
+import functools
+import logging
 import signal
 import sys
 from collections.abc import AsyncIterator
@@ -156,10 +158,13 @@ async def test_mcp_client_resumes_a_cut_sse_stream_with_last_event_id() -> None:
                     await session.call_tool("slow_progress", arguments, progress=progress)
                 )
 
+            def has_steps(count: int) -> bool:
+                return len(steps) >= count
+
             async with anyio.create_task_group() as task_group:
                 task_group.start_soon(call)
                 for threshold in (10, 30):
-                    await eventually(lambda t=threshold: len(steps) >= t)
+                    await eventually(functools.partial(has_steps, threshold))
                     assert await proxy.cut() >= 1
             assert result and not result[0].is_error
             assert steps == [float(n) for n in range(1, steps_total + 1)], steps
@@ -269,7 +274,9 @@ def _text(result: Any) -> str:
 # --- a push webhook that is down ---------------------------------------------------------
 
 
-async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
+async def test_push_webhook_down_then_up_gets_exactly_the_due_events(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
     import socket
 
     from a2a_fixtures.harness import in_process, make_card
@@ -296,11 +303,12 @@ async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
     )
     receiver = PushReceiver(token="push-tok")
     config = TaskPushNotificationConfig(url=f"http://127.0.0.1:{port}/hook", token="push-tok")
+    caplog.set_level(logging.INFO, logger="a2a_layer.push")
     async with in_process(server) as http:
         async with A2AClient.connect("http://127.0.0.1", http=http) as client:
             task = await client.send("go", push=config)
         # The webhook is down: deliveries fail (connection refused) and are retried.
-        await anyio.sleep(0.3)
+        await eventually(lambda: any("; retry" in r.getMessage() for r in caplog.records))
         async with running_server(receiver.asgi_app(), port=port):
             events = []
             with anyio.fail_after(30):
@@ -311,7 +319,7 @@ async def test_push_webhook_down_then_up_gets_exactly_the_due_events() -> None:
                         break
     kinds = [next(iter(e.model_dump(exclude_none=True))) for e in events]
     assert kinds == ["task", "statusUpdate", *["artifactUpdate"] * 3, "statusUpdate"], kinds
-    assert events[0].task is not None and events[0].task.id == task.id
+    assert events[0].task is not None and events[0].task.id == task.id  # type: ignore[union-attr]
     names = [e.artifact_update.artifact.name for e in events if e.artifact_update]
     assert names == ["p0", "p1", "p2"]
     assert receiver.duplicates == 0

@@ -334,7 +334,7 @@ async def test_a2a_server_over_http_survives_mutated_messages() -> None:
             "tasks/get": [{"id": "t", "historyLength": 1}],
             "tasks/cancel": [{"id": "t"}],
         }
-        await v03.run(make_inputs(old, 100, seed=6, long_string=1024, prefix="v03"), streaming)
+        await v03.run(make_inputs(old, 100, seed=6, long_string=1024, prefix="v03"), streaming)  # type: ignore[arg-type]
         await rest_fuzz(http, url, examples)
         response = await http.get(url + "/.well-known/agent-card.json")
         assert response.status_code == 200

@@ -20,7 +20,6 @@ to a loopback receiver.
 from __future__ import annotations
 
 import logging
-import sys
 import threading
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -54,8 +53,6 @@ from jsonrpc_core.http import (
     public_addresses_only,
 )
 from jsonrpc_core.testing import StreamingASGITransport
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
 
 pytestmark = pytest.mark.anyio
 
@@ -519,7 +516,7 @@ async def test_the_default_bounds_are_documented_values() -> None:
 
 
 def test_cli_serve_refuses_private_webhooks_unless_allowed() -> None:
-    from cli_helpers import EXAMPLES, CLIServer, serving
+    from fixtures.cli_helpers import EXAMPLES, CLIServer, serving
 
     from rpcweave._cli_a2a import build_server
 
@@ -553,8 +550,9 @@ def test_cli_serve_refuses_private_webhooks_unless_allowed() -> None:
         server = CLIServer("a2a", "serve", target, "--port", "0", "--allow-private-webhooks")
         try:
             lines: list[str] = []
-            assert server.process.stdout is not None
-            reader = threading.Thread(target=lambda: lines.append(server.process.stdout.readline()))
+            stdout = server.process.stdout
+            assert stdout is not None
+            reader = threading.Thread(target=lambda: lines.append(stdout.readline()))
             reader.start()
             reader.join(30)
             assert lines == ["push: private webhook targets allowed\n"]
@@ -567,8 +565,7 @@ def test_cli_serve_refuses_private_webhooks_unless_allowed() -> None:
 
 
 def test_the_tck_agent_opts_in_with_push() -> None:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "a2a"))
-    import tck_agent
+    from rpcweave.examples.a2a import tck_agent
 
     pushing = tck_agent.build_server(push=True)
     assert pushing.push is not None and pushing.push.allow_private_webhooks

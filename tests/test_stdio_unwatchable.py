@@ -52,7 +52,7 @@ def line(message: dict[str, Any]) -> str:
     return json.dumps(message) + "\n"
 
 
-MCP_INPUT = [
+MCP_INPUT: list[dict[str, Any]] = [
     {
         "jsonrpc": "2.0",
         "id": 1,
@@ -66,13 +66,13 @@ MCP_INPUT = [
     {"jsonrpc": "2.0", "method": "notifications/initialized"},
     {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
 ]
-ECHO_INPUT = [
+ECHO_INPUT: list[dict[str, Any]] = [
     {"jsonrpc": "2.0", "id": 1, "method": "echo", "params": {"text": "hi"}},
     {"jsonrpc": "2.0", "id": 2, "method": "add", "params": {"a": 2, "b": 3}},
 ]
 # Two requests without after-response work (session/new advertises commands once
 # answered, which fails when the input has already ended).
-ACP_INPUT = [
+ACP_INPUT: list[dict[str, Any]] = [
     {
         "jsonrpc": "2.0",
         "id": request_id,

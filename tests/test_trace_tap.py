@@ -3,8 +3,6 @@ the A2A client's ``tap`` option."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,12 +18,9 @@ from jsonrpc_core import (
     WireTap,
     running_server,
 )
+from rpcweave.examples.a2a.coding_agent import build_server
 
 pytestmark = pytest.mark.anyio
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples" / "a2a"))
-
-from coding_agent import build_server  # noqa: E402
 
 
 class Scripted:

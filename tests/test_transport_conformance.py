@@ -158,7 +158,7 @@ async def test_dead_server_fails_pending_calls_promptly(kind: str) -> None:
             assert await peer.request("echo", ["alive"]) == ["alive"]
             async with anyio.create_task_group() as tg:
                 tg.start_soon(pending_call)
-                await anyio.sleep(0.1)
+                await anyio.wait_all_tasks_blocked()  # the call is sent and waits for its answer
                 await conn.kill_server()
         assert len(outcome) == 1
         with anyio.fail_after(10), pytest.raises((ConnectionClosed, TransportError)):

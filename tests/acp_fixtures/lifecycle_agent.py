@@ -92,4 +92,4 @@ class LifecycleAgent:
 
 
 if __name__ == "__main__":
-    asyncio.run(acp.run_agent(LifecycleAgent()))
+    asyncio.run(acp.run_agent(LifecycleAgent()))  # type: ignore[arg-type]

@@ -103,4 +103,4 @@ class SdkAgent:
 
 
 if __name__ == "__main__":
-    asyncio.run(acp.run_agent(SdkAgent()))
+    asyncio.run(acp.run_agent(SdkAgent()))  # type: ignore[arg-type]

@@ -139,4 +139,4 @@ if __name__ == "__main__":
         sys.exit(login())
     with (HOME / "agent.log").open("a") as log:
         log.write(f"start key={'yes' if os.environ.get('FIXTURE_API_KEY') else 'no'}\n")
-    asyncio.run(acp.run_agent(AuthAgent()))
+    asyncio.run(acp.run_agent(AuthAgent()))  # type: ignore[arg-type]

@@ -186,11 +186,11 @@ async def main() -> None:
     workspace = Path(args.workspace)
     client = SdkClient(workspace)
     if args.spawn:
-        async with acp.spawn_agent_process(client, *args.spawn) as (conn, _process):
+        async with acp.spawn_agent_process(client, *args.spawn) as (conn, _process):  # type: ignore[arg-type]
             report = await asyncio.wait_for(scenario(conn, client, workspace), 60)
     else:
         reader, writer = await acp.stdio_streams()
-        conn = acp.connect_to_agent(client, writer, reader)
+        conn = acp.connect_to_agent(client, writer, reader)  # type: ignore[arg-type]
         report = await asyncio.wait_for(scenario(conn, client, workspace), 60)
         await conn.close()
     Path(args.report).write_text(json.dumps(report))

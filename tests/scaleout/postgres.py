@@ -64,7 +64,7 @@ def _with_database(dsn: str, name: str) -> str:
 
     params = conninfo_to_dict(dsn)
     params["dbname"] = name
-    return make_conninfo(**params)
+    return make_conninfo("", **params)
 
 
 @contextmanager

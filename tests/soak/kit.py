@@ -259,7 +259,7 @@ class _Long:
 
 
 _REPLACEMENTS: dict[int, st.SearchStrategy[Any]] = {}
-_FIXED = [
+_FIXED: list[Any] = [
     None,
     True,
     -1,

@@ -3,7 +3,7 @@
 The session answers with a dict that must encode byte for byte as the model would:
 same members, same order, every kind of tool, every page. Building the model would
 cost its own validator and serializer (each with a copy of `Tool`'s) for nothing; that
-a serving process never builds it is checked in ``test_footprint_http_lazy.py``.
+a serving process never builds it is checked in ``test_http_server_loads_features_on_use.py``.
 """
 
 from __future__ import annotations

@@ -232,7 +232,9 @@ async def test_a_turn_that_ignores_session_cancel_still_answers_cancelled() -> N
     agent.behaviour = "swallow cancel"
 
     async def release_soon() -> None:
-        await anyio.sleep(0.05)
+        await agent.started.wait()
+        # Once every task is blocked the cancel has been sent and handled (and ignored).
+        await anyio.wait_all_tasks_blocked()
         agent.release.set()
 
     with anyio.fail_after(10):

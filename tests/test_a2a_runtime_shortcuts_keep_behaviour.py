@@ -92,7 +92,7 @@ def test_trusted_makes_fresh_factory_defaults() -> None:
 def test_replaced_equals_model_copy() -> None:
     status = TaskStatus(state=TaskState.WORKING, timestamp=utc_now())
     task = Task(id="t", context_id="c", status=status)
-    for update in ({"artifacts": []}, {"history": None}, {"status": status, "history": []}):
+    for update in ({"artifacts": []}, {"history": None}, {"status": status, "history": []}):  # type: ignore[var-annotated]
         copy = replaced(task, **update)
         _same(copy, task.model_copy(update=update))
         assert copy is not task and task.artifacts is None  # the original is untouched

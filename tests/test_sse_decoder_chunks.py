@@ -169,7 +169,7 @@ def test_random_chunkings_of_a_long_stream() -> None:
 
 def test_a_chunk_may_be_a_bytearray_or_memoryview() -> None:
     decoder = SSEDecoder()
-    assert decoder.feed(bytearray(b"data: 1\n\n")) == [SSEEvent("1")]
+    assert decoder.feed(bytearray(b"data: 1\n\n")) == [SSEEvent("1")]  # type: ignore[arg-type]
     assert decoder.feed_messages(memoryview(b"data: 2\n\n")) == ["2"]  # type: ignore[arg-type]
 
 

@@ -1,7 +1,7 @@
 """The A2A client's direct JSON-RPC path (`jsonrpc_core.http.HTTPCaller`): streams whose
 events arrive several per chunk or split across chunks, calls answered as SSE, error
 answers, the one POST per call, and the httpx client the A2A client makes for itself.
-The SSE decoding itself is checked in tests/test_sse_decoder_fast.py."""
+The SSE decoding itself is checked in tests/test_sse_decoder_chunks.py."""
 
 from __future__ import annotations
 

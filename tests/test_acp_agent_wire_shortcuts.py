@@ -110,7 +110,7 @@ async def test_send_text_of_wrong_types_is_still_rejected(session_id: Any, text:
 async def test_send_text_with_a_bad_message_id_drops_it_as_the_model_does() -> None:
     conn, peer = _connection()
     await conn.send_text("sess_1", "a", message_id=3)  # type: ignore[arg-type]
-    chunk = s.AgentMessageChunk(content=s.TextContent(text="a"), message_id=3)  # type: ignore[arg-type]
+    chunk = s.AgentMessageChunk(content=s.TextContent(text="a"), message_id=3)
     assert chunk.message_id is None  # x-deserialize-default-on-error, also in Python
     assert encode(peer.sent[0]) == _model_bytes("sess_1", chunk)
 
@@ -287,7 +287,7 @@ class _SeesReturned(Client):
 async def test_new_session_returns_before_its_first_update_is_handled() -> None:
     client = _SeesReturned()
     with anyio.fail_after(10):
-        async with connect_agent(client, _EagerAgent()) as conn:  # type: ignore[arg-type]
+        async with connect_agent(client, _EagerAgent()) as conn:
             sid = (await conn.new_session("/tmp")).session_id
             client.returned.append(sid)
             loaded = "sess_old"
@@ -321,7 +321,7 @@ async def test_session_updates_stay_lenient_in(caplog: pytest.LogCaptureFixture)
     ]
     client = _Counts(4)
     with anyio.fail_after(10):
-        async with connect_agent(client, _EagerAgent(after_new)) as conn:  # type: ignore[arg-type]
+        async with connect_agent(client, _EagerAgent(after_new)) as conn:
             await conn.new_session("/tmp")
             await client.done.wait()
     # The bad notification was dropped (and logged); the others were handled in order.
