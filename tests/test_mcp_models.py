@@ -619,7 +619,7 @@ def _case_id(case: tuple[str, T.MCPModel]) -> str:
 def _exported_models() -> set[type[pydantic.BaseModel]]:
     return {
         obj
-        for name in T.__all__
+        for name in vars(T)["__all__"]
         if isinstance(obj := getattr(T, name), type) and issubclass(obj, T.MCPModel)
     }
 
@@ -737,7 +737,7 @@ def _union_methods(union: str) -> set[str]:
 )
 def test_tables_list_exactly_the_schema_methods(table: Any, union: str, conform: Any) -> None:
     assert set(table) == _union_methods(union)
-    constants = {id(getattr(M, name)) for name in M.__all__}
+    constants = {id(getattr(M, name)) for name in vars(M)["__all__"]}
     for method, descriptor in table.items():
         assert descriptor.method == method
         assert id(descriptor) in constants, f"{method} has no module constant"
