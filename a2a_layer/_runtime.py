@@ -14,9 +14,11 @@ record in memory. Rules:
    events behind is cut off (its stream just ends; GetTask or SubscribeToTask catch up).
 3. Runs of one task never overlap: a message for a task whose agent is still running
    waits for it (FIFO), then is refused if the task has become terminal.
-4. A message id is remembered from the moment its run starts; a retried send with the
-   same id joins the running run, or gets what the finished one produced, and never
-   starts the agent again. A run that produced nothing (the agent failed first) is
+4. A message is remembered from the moment its run starts, under its `message_key`
+   (the caller's scope, its messageId and a digest of its content); a retried send of
+   the same message joins the running run, or gets what the finished one produced, and
+   never starts the agent again. A message that reuses an id with other content is a
+   new message: it runs. A run that produced nothing (the agent failed first) is
    forgotten, so a retry runs again.
 5. Runs live in the runtime's own task group: a client that disconnects never stops
    the agent. Only CancelTask does. They are served by reused runner tasks (one per
@@ -55,7 +57,7 @@ from ._state import (
     new_task,
     utc_now,
 )
-from ._store import MessageRecord, TaskStore, public_tenant
+from ._store import MessageRecord, TaskStore, message_key, public_tenant
 from ._types._base import A2AModel, replaced, trusted
 from .types import (
     Artifact,
@@ -205,9 +207,11 @@ class _Run:
         message: Message,
         context: ExecutionContext,
         call: CallInfo,
+        key: str,
     ) -> None:
         self.runtime = runtime
         self.message = message
+        self.message_key = key  # the client's message as remembered (``message_key``)
         self.context = context
         self.call = call
         self.tenant = call.tenant
@@ -226,15 +230,17 @@ class _Run:
         self.updater = TaskUpdater(self, self.task_id, self.context_id)
 
     @classmethod
-    def replay(cls, runtime: TaskRuntime, message: Message, call: CallInfo, record: Any) -> _Run:
-        """A finished run standing for what an earlier send with this message id produced."""
+    def replay(
+        cls, runtime: TaskRuntime, message: Message, call: CallInfo, key: str, record: Any
+    ) -> _Run:
+        """A finished run standing for what an earlier send of this message produced."""
         task, reply = record
         ctx = ExecutionContext(
             message=message,
             task_id=task.id if task else "",
             context_id=(task.context_id if task else reply.context_id) or "",
         )
-        run = cls(runtime, message, ctx, call)
+        run = cls(runtime, message, ctx, call, key)
         run.replayed_task, run.answer = task, reply
         for event in (run.first, run.settled, run.done):
             event.set()
@@ -339,7 +345,7 @@ class _Run:
             raise InvalidTransition("the agent already replied")
         message = replaced(message, role=Role.AGENT, task_id=None)
         await self.runtime.store.save_message(
-            self.message.message_id, MessageRecord(reply=message), tenant=self.tenant
+            self.message_key, MessageRecord(reply=message), tenant=self.tenant
         )
         self.answer = message
         for sub in self.listeners:
@@ -566,12 +572,12 @@ class TaskRuntime:
                 trusted(StreamResponse, task=task),
                 tenant=run.tenant,
                 after=0,
-                message_id=run.message.message_id,
+                message_id=run.message_key,
             )
         else:
             await self.store.save_task(task, tenant=run.tenant)
             await self.store.save_message(
-                run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+                run.message_key, MessageRecord(task_id=task.id), tenant=run.tenant
             )
         active = _Active(task, run.tenant)
         active.seq = seq
@@ -599,22 +605,22 @@ class TaskRuntime:
         metadata: Mapping[str, Any] | None = None,
         subscriber: _Subscriber | None = None,
     ) -> _Run:
-        """Start the agent on ``message``, or find what a send with its id produced (rule 4).
+        """Start the agent on ``message``, or find what an earlier send of the same message
+        (same id, same content) produced (rule 4).
 
         ``subscriber`` (for streaming sends) is attached before the agent can emit
         anything. Raises `TaskNotFound`, `InvalidParams` (a contextId that is not the
         task's) and `UnsupportedOperation` (a terminal task) before anything runs.
         """
-        key = (call.tenant, message.message_id)
+        stored_as = message_key(message)
+        key = (call.tenant, stored_as)
         claim: Claim | None = None
         if self.replication is not None:
             # Rule 6: the shared store's claims stand for the message records.
             earlier = self._inflight.get(key)
             if message.task_id and earlier is None:
                 # A continuation is checked before it runs, unless it was sent before.
-                claim = await self.replication.store.get_claim(
-                    message.message_id, tenant=call.tenant
-                )
+                claim = await self.replication.store.get_claim(stored_as, tenant=call.tenant)
                 if claim is not None and claim.error is not None:
                     claim = None  # it failed before producing anything: it runs again
         else:
@@ -624,17 +630,21 @@ class TaskRuntime:
                 await earlier.attach(subscriber)
             return earlier
         if claim is None:
-            run, continuation = await self._new_run(message, call, configuration, metadata)
+            run, continuation = await self._new_run(
+                message, stored_as, call, configuration, metadata
+            )
         else:
             try:  # the claim's winner checked the message already; this one only follows
-                run, continuation = await self._new_run(message, call, configuration, metadata)
+                run, continuation = await self._new_run(
+                    message, stored_as, call, configuration, metadata
+                )
             except JsonRpcError:
                 context = ExecutionContext(
                     message=message,
                     task_id=claim.task_id or "",
                     context_id=message.context_id or "",
                 )
-                run, continuation = _Run(self, message, context, call), False
+                run, continuation = _Run(self, message, context, call, stored_as), False
         if self._task_group is None:
             raise InternalError("Internal error: the server is not running")
         if self.replication is not None and claim is None:
@@ -656,6 +666,7 @@ class TaskRuntime:
     async def _new_run(
         self,
         message: Message,
+        key: str,
         call: CallInfo,
         configuration: SendMessageConfiguration | None,
         metadata: Mapping[str, Any] | None,
@@ -684,7 +695,7 @@ class TaskRuntime:
             principal=call.principal,
             headers=call.headers,
         )
-        return _Run(self, message, context, call), task is not None
+        return _Run(self, message, context, call, key), task is not None
 
     async def _earlier_run(
         self, key: tuple[str, str], message: Message, call: CallInfo
@@ -692,7 +703,7 @@ class TaskRuntime:
         running = self._inflight.get(key)
         if running is not None:
             return running
-        record = await self.store.get_message(message.message_id, tenant=call.tenant)
+        record = await self.store.get_message(key[1], tenant=call.tenant)
         if record is None:
             return self._inflight.get(key)
         task = None
@@ -700,7 +711,7 @@ class TaskRuntime:
             task = await self.store.get_task(record.task_id, tenant=call.tenant)
         if task is None and record.reply is None:
             return self._inflight.get(key)
-        return _Run.replay(self, message, call, (task, record.reply))
+        return _Run.replay(self, message, call, key[1], (task, record.reply))
 
     def new_subscriber(self) -> _Subscriber:
         """A subscriber for `start` (streaming sends)."""
@@ -725,7 +736,7 @@ class TaskRuntime:
             else:
                 await self._call_agent(run)
         finally:
-            self._inflight.pop((run.tenant, run.message.message_id), None)
+            self._inflight.pop((run.tenant, run.message_key), None)
             if active is not None:
                 self._release(active)
             elif run.active is not None:
@@ -763,7 +774,7 @@ class TaskRuntime:
                     return False
             if self.replication is not None:
                 try:
-                    await self.replication.write(active, compute, message_id=run.message.message_id)
+                    await self.replication.write(active, compute, message_id=run.message_key)
                 except (JsonRpcError, InvalidTransition) as exc:
                     error = exc if isinstance(exc, JsonRpcError) else _terminal_error(active.task)
                     self._finish_with_error(run, error)
@@ -771,7 +782,7 @@ class TaskRuntime:
             else:
                 await self.store.save_task(task, tenant=run.tenant)
                 await self.store.save_message(
-                    run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+                    run.message_key, MessageRecord(task_id=task.id), tenant=run.tenant
                 )
                 active.task = task
             active.run = run
