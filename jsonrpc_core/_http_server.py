@@ -1043,6 +1043,7 @@ class JsonRpcHTTPApp:
                 response.body,
                 content_type=response.content_type,
                 headers=response.headers,
+                head=info.method == "HEAD",  # a route that takes HEAD answers as for GET
             )
             return
         await self._stream_events(send, receive, response)
