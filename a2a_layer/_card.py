@@ -10,12 +10,19 @@ body. Unless 0.3
 compatibility is off, the 0.3 members (``url``, ``protocolVersion``,
 ``preferredTransport``, ...) are added beside the 1.0 ones, so a 0.3 client finds the
 same agent (the official SDKs serve the same merged form).
+
+Reading a card is lenient where the most used server SDK is: an interface of a
+1.0-shaped card (one with ``supportedInterfaces``) that names no ``protocolVersion``
+(REQUIRED in the proto; a2a-sdk lets servers omit it) is read as version 1.0, with a
+note on the ``a2a_layer.card`` logger (``rpcweave -v`` shows it). Cards this layer
+serves always name it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections.abc import Callable, Mapping
 from email.utils import formatdate, parsedate_to_datetime
@@ -38,8 +45,11 @@ __all__ = [
     "card_wire",
     "etag_matches",
     "modified_since",
+    "read_card",
     "resolve_card",
 ]
+
+logger = logging.getLogger("a2a_layer.card")
 
 CARD_PATH = "/.well-known/agent-card.json"
 LEGACY_CARD_PATH = "/.well-known/agent.json"
@@ -134,6 +144,26 @@ def card_routes(
     return [Route(CARD_PATH, methods, serve), Route(LEGACY_CARD_PATH, methods, serve)]
 
 
+def read_card(obj: Any) -> AgentCard:
+    """A 1.0 `AgentCard` from a card of either version, read leniently (see module)."""
+    from ._compat03 import card_from_any
+
+    interfaces = obj.get("supportedInterfaces") if isinstance(obj, Mapping) else None
+    if isinstance(interfaces, list):
+        filled: list[Any] = []
+        for interface in interfaces:
+            if isinstance(interface, Mapping) and not interface.get("protocolVersion"):
+                logger.info(
+                    "agent card: the %s interface at %s names no protocolVersion; read as 1.0",
+                    interface.get("protocolBinding", "?"),
+                    interface.get("url", "?"),
+                )
+                interface = {**interface, "protocolVersion": "1.0"}
+            filled.append(interface)
+        obj = {**obj, "supportedInterfaces": filled}
+    return card_from_any(obj)
+
+
 class CardNotFound(LookupError):
     """No agent card at either well-known path."""
 
@@ -164,7 +194,5 @@ async def resolve_card(
             body = await read_response_body(response, max_body_size)
         finally:
             await response.aclose()
-        from ._compat03 import card_from_any
-
-        return card_from_any(pydantic_core.from_json(body))
+        return read_card(pydantic_core.from_json(body))
     raise CardNotFound(f"no agent card at {base}{CARD_PATH} or {base}{LEGACY_CARD_PATH}")
