@@ -17,9 +17,12 @@ record in memory. Rules:
 4. A message is remembered from the moment its run starts, under its `message_key`
    (the caller's scope, its messageId and a digest of its content); a retried send of
    the same message joins the running run, or gets what the finished one produced, and
-   never starts the agent again. A message that reuses an id with other content is a
-   new message: it runs. A run that produced nothing (the agent failed first) is
-   forgotten, so a retry runs again.
+   never starts the agent again (a push config it carries is added to the task). A
+   message that reuses an id with other content is a new message: it runs. So is a
+   resend once the task it made has moved on through its id (a later client message,
+   or CancelTask): a client that retries never got that id, so whoever sends it again
+   got the first answer and means a new message. A run that produced nothing (the
+   agent failed first) is forgotten, so a retry runs again.
 5. Runs live in the runtime's own task group: a client that disconnects never stops
    the agent. Only CancelTask does. They are served by reused runner tasks (one per
    run in progress; a few stay idle for the next ones), in the context the runtime was
@@ -618,14 +621,17 @@ class TaskRuntime:
         if self.replication is not None:
             # Rule 6: the shared store's claims stand for the message records.
             earlier = self._inflight.get(key)
-            if message.task_id and earlier is None:
-                # A continuation is checked before it runs, unless it was sent before.
-                claim = await self.replication.store.get_claim(stored_as, tenant=call.tenant)
-                if claim is not None and claim.error is not None:
-                    claim = None  # it failed before producing anything: it runs again
+            if earlier is None:
+                claim = await self._live_claim(stored_as, message, call)
+                if not message.task_id:
+                    # Only a continuation is checked before it runs (unless it was sent
+                    # before); a new task's claim is taken below.
+                    claim = None
         else:
             earlier = await self._earlier_run(key, message, call)
         if earlier is not None:
+            if earlier.replayed_task is not None or earlier.active is not None:
+                await self._add_push_config(earlier.task_id, configuration, call)
             if subscriber is not None:
                 await earlier.attach(subscriber)
             return earlier
@@ -649,6 +655,9 @@ class TaskRuntime:
             raise InternalError("Internal error: the server is not running")
         if self.replication is not None and claim is None:
             claim = await self.replication.claim(run)
+        if claim is not None and claim.task_id is not None:
+            # A follower's push config goes to the task the claim's winner makes.
+            await self._add_push_config(claim.task_id, configuration, call)
         joined = self._inflight.get(key)  # a retry that arrived while we looked things up
         if joined is not None:
             if subscriber is not None:
@@ -709,9 +718,33 @@ class TaskRuntime:
         task = None
         if record.task_id is not None:
             task = await self.store.get_task(record.task_id, tenant=call.tenant)
-        if task is None and record.reply is None:
+        if (task is None and record.reply is None) or _moved_on(task, message):
             return self._inflight.get(key)
         return _Run.replay(self, message, call, key[1], (task, record.reply))
+
+    async def _live_claim(self, stored_as: str, message: Message, call: CallInfo) -> Claim | None:
+        """The shared store's claim of ``stored_as``, unless its run failed or its task
+        moved on since (rule 4): such a claim is released, so this send runs."""
+        assert self.replication is not None
+        store = self.replication.store
+        claim = await store.get_claim(stored_as, tenant=call.tenant)
+        if claim is None or claim.error is not None:
+            return None  # unseen, or it failed before producing anything: it runs again
+        if claim.pending or claim.task_id is None:
+            return claim
+        task = await store.get_task(claim.task_id, tenant=call.tenant)
+        if not _moved_on(task, message):
+            return claim
+        await store.release_claim(stored_as, tenant=call.tenant, task_id=claim.task_id)
+        return None
+
+    async def _add_push_config(
+        self, task_id: str, configuration: SendMessageConfiguration | None, call: CallInfo
+    ) -> None:
+        """A resend's push config goes to the task its first send made (rule 4)."""
+        push_config = configuration.task_push_notification_config if configuration else None
+        if push_config is not None and self.push is not None:
+            await self.push.add_config(push_config, task_id=task_id, tenant=call.tenant)
 
     def new_subscriber(self) -> _Subscriber:
         """A subscriber for `start` (streaming sends)."""
@@ -938,6 +971,19 @@ def _terminal_error(task: Task) -> UnsupportedOperation:
         "messages or subscriptions (send a new message in the same context instead)",
         metadata={"taskId": task.id},
     )
+
+
+def _moved_on(task: Task | None, message: Message) -> bool:
+    """Whether ``task`` was addressed through its id since ``message`` was sent to it:
+    canceled, or a later client message in its history (rule 4)."""
+    if task is None:
+        return False
+    if task.status.state is TaskState.CANCELED:
+        return True
+    for entry in reversed(task.history or ()):
+        if entry.role is Role.USER:
+            return entry.message_id != message.message_id
+    return False
 
 
 def _check_continuation(message: Message, task: Task | None) -> None:

@@ -1,7 +1,9 @@
 """Deduplication by content: a SendMessage whose (tenant, owner, messageId) was seen gets
 the earlier outcome only when the message is the same; a message that reuses the id
-with other content is a new message. The same scenarios run on the in-memory and SQLite
-stores here and on PostgreSQL in ``test_scaleout_store`` (which imports them)."""
+with other content is a new message, and so is a resend once the task it made was
+continued or canceled through its id (a push config it carries joins the task). The
+same scenarios run on the in-memory and SQLite stores here and on PostgreSQL in
+``test_scaleout_store`` (which imports them)."""
 
 from __future__ import annotations
 
@@ -153,3 +155,48 @@ def test_message_key_is_the_id_and_a_canonical_digest() -> None:
     assert message_key(user("m", parts=data)) == message_key(user("m", parts=swapped))
     # An id that ends like a key still gives a key of its own (the digest's length is fixed).
     assert message_key(user(plain, parts=text)) != plain
+
+
+async def test_a_resend_once_its_task_moved_on_is_a_new_message(store: TaskStore) -> None:
+    """A client that retries never got the task's id: a resend after the task was
+    continued or canceled through its id comes from one who got the first answer."""
+    seen: list[str] = []
+
+    async def asks(context: ExecutionContext, updater: TaskUpdater) -> None:
+        seen.append(context.text)
+        if context.is_new_task:
+            await updater.requires_input("and?")
+        else:
+            await updater.complete("thanks")
+
+    server = A2AServer(make_card(), asks, store=store)
+    async with in_process(server) as http:
+        first = await send(http, message("ask", "again"))
+        retry = await send(http, message("ask", "again"))  # still waiting: a retry
+        tid = task_id(first)
+        await send(http, message("answer", "other", taskId=tid))
+        after_answer = await send(http, message("ask", "again"))
+        to_cancel = task_id(after_answer)
+        await rpc(http, "CancelTask", {"id": to_cancel})
+        after_cancel = await send(http, message("ask", "again"))
+        retry_after = await send(http, message("ask", "again"))
+    assert task_id(retry) == tid
+    assert len({tid, to_cancel, task_id(after_cancel)}) == 3
+    assert after_cancel["result"]["task"]["status"]["state"] == "TASK_STATE_INPUT_REQUIRED"
+    assert task_id(retry_after) == task_id(after_cancel)
+    assert seen == ["ask", "answer", "ask", "ask"]
+
+
+async def test_a_resend_with_a_push_config_adds_it_to_the_task(store: TaskStore) -> None:
+    server = A2AServer(
+        make_card(push=True), CountingAgent(), store=store, allow_private_webhooks=True
+    )
+    hook = {"id": "hook-1", "url": "http://127.0.0.1:9/hook", "token": "t"}
+    async with in_process(server) as http:
+        first = await send(http, message("build", "pushed"))
+        again = await send(
+            http, message("build", "pushed"), configuration={"taskPushNotificationConfig": hook}
+        )
+        listed = await rpc(http, "ListTaskPushNotificationConfigs", {"taskId": task_id(first)})
+    assert task_id(again) == task_id(first)
+    assert [c["id"] for c in listed["result"]["configs"]] == ["hook-1"]

@@ -254,3 +254,21 @@ async def test_one_message_id_with_two_contents_on_two_replicas_runs_both(
     assert first.id != second.id and retried.id == first.id
     for log in (first_log, second_log):
         assert len((await anyio.Path(log).read_text()).splitlines()) == 1
+
+
+async def test_a_resend_once_its_task_moved_on_runs_again_on_any_replica(
+    cluster: list[Replica],
+) -> None:
+    message_id = unique()
+    async with client_for(cluster[0].url) as a, client_for(cluster[1].url) as b:
+        async with client_for(cluster[2].url) as c:
+            with anyio.fail_after(60):
+                first = await a.send("ask", message_id=message_id)
+                retried = await b.send("ask", message_id=message_id)
+                assert isinstance(first, Task) and isinstance(retried, Task)
+                answered = await c.send("go on", task_id=first.id)
+                again = await b.send("ask", message_id=message_id)
+    assert retried.id == first.id
+    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
+    assert isinstance(again, Task) and again.id != first.id
+    assert again.status.state is TaskState.INPUT_REQUIRED

@@ -14,6 +14,8 @@ import pytest
 # Deduplication by content and the TaskStore contract, run here against PostgreSQL
 # (collected again in this module).
 from test_a2a_dedup import (  # noqa: F401
+    test_a_resend_once_its_task_moved_on_is_a_new_message,
+    test_a_resend_with_a_push_config_adds_it_to_the_task,
     test_a_reused_id_on_a_task_continues_it_again,
     test_a_reused_id_with_other_content_is_a_new_message,
     test_true_duplicates_get_the_first_outcome_and_never_rerun,
