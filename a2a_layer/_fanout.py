@@ -186,7 +186,7 @@ class Replication:
     async def claim(self, run: _Run) -> Claim | None:
         """Claim ``run``'s message id: ``None`` if this replica runs it."""
         return await self.store.claim_message(
-            run.message.message_id,
+            run.message_key,
             tenant=run.tenant,
             task_id=run.task_id,
             stale_after=self.claim_timeout,
@@ -198,7 +198,7 @@ class Replication:
         with anyio.CancelScope(shield=True):
             try:
                 await self.store.fail_claim(
-                    run.message.message_id,
+                    run.message_key,
                     tenant=run.tenant,
                     task_id=run.task_id,
                     error=error.to_object(),
@@ -236,7 +236,7 @@ class Replication:
         except JsonRpcError as exc:
             runtime._finish_with_error(run, exc)
         finally:
-            runtime._inflight.pop((run.tenant, run.message.message_id), None)
+            runtime._inflight.pop((run.tenant, run.message_key), None)
             run.first.set()
             run.settled.set()
             run.done.set()

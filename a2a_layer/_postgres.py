@@ -360,6 +360,16 @@ class PostgresTaskStore(PooledStore, SharedTaskStore):
             {"tenant": tenant, "mid": message_id, "id": task_id, "error": json.dumps(error)},
         )
 
+    async def release_claim(self, message_id: str, *, tenant: str = "", task_id: str) -> None:
+        # Marked as failed, which `_CLAIM` takes over (only the first claimant wins).
+        released = json.dumps({"code": 0, "message": "superseded: its task moved on"})
+        await self._fetch(
+            "UPDATE a2a_messages SET error = %(error)s"
+            " WHERE tenant = %(tenant)s AND message_id = %(mid)s AND task_id = %(id)s"
+            " AND NOT pending AND error IS NULL",
+            {"tenant": tenant, "mid": message_id, "id": task_id, "error": released},
+        )
+
     # -- push configs --------------------------------------------------------------
 
     async def save_push_config(

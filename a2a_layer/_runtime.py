@@ -14,10 +14,15 @@ record in memory. Rules:
    events behind is cut off (its stream just ends; GetTask or SubscribeToTask catch up).
 3. Runs of one task never overlap: a message for a task whose agent is still running
    waits for it (FIFO), then is refused if the task has become terminal.
-4. A message id is remembered from the moment its run starts; a retried send with the
-   same id joins the running run, or gets what the finished one produced, and never
-   starts the agent again. A run that produced nothing (the agent failed first) is
-   forgotten, so a retry runs again.
+4. A message is remembered from the moment its run starts, under its `message_key`
+   (the caller's scope, its messageId and a digest of its content); a retried send of
+   the same message joins the running run, or gets what the finished one produced, and
+   never starts the agent again (a push config it carries is added to the task). A
+   message that reuses an id with other content is a new message: it runs. So is a
+   resend once the task it made has moved on through its id (a later client message,
+   or CancelTask): a client that retries never got that id, so whoever sends it again
+   got the first answer and means a new message. A run that produced nothing (the
+   agent failed first) is forgotten, so a retry runs again.
 5. Runs live in the runtime's own task group: a client that disconnects never stops
    the agent. Only CancelTask does. They are served by reused runner tasks (one per
    run in progress; a few stay idle for the next ones), in the context the runtime was
@@ -55,7 +60,7 @@ from ._state import (
     new_task,
     utc_now,
 )
-from ._store import MessageRecord, TaskStore, public_tenant
+from ._store import MessageRecord, TaskStore, message_key, public_tenant
 from ._types._base import A2AModel, replaced, trusted
 from .types import (
     Artifact,
@@ -205,9 +210,11 @@ class _Run:
         message: Message,
         context: ExecutionContext,
         call: CallInfo,
+        key: str,
     ) -> None:
         self.runtime = runtime
         self.message = message
+        self.message_key = key  # the client's message as remembered (``message_key``)
         self.context = context
         self.call = call
         self.tenant = call.tenant
@@ -226,15 +233,17 @@ class _Run:
         self.updater = TaskUpdater(self, self.task_id, self.context_id)
 
     @classmethod
-    def replay(cls, runtime: TaskRuntime, message: Message, call: CallInfo, record: Any) -> _Run:
-        """A finished run standing for what an earlier send with this message id produced."""
+    def replay(
+        cls, runtime: TaskRuntime, message: Message, call: CallInfo, key: str, record: Any
+    ) -> _Run:
+        """A finished run standing for what an earlier send of this message produced."""
         task, reply = record
         ctx = ExecutionContext(
             message=message,
             task_id=task.id if task else "",
             context_id=(task.context_id if task else reply.context_id) or "",
         )
-        run = cls(runtime, message, ctx, call)
+        run = cls(runtime, message, ctx, call, key)
         run.replayed_task, run.answer = task, reply
         for event in (run.first, run.settled, run.done):
             event.set()
@@ -339,7 +348,7 @@ class _Run:
             raise InvalidTransition("the agent already replied")
         message = replaced(message, role=Role.AGENT, task_id=None)
         await self.runtime.store.save_message(
-            self.message.message_id, MessageRecord(reply=message), tenant=self.tenant
+            self.message_key, MessageRecord(reply=message), tenant=self.tenant
         )
         self.answer = message
         for sub in self.listeners:
@@ -566,12 +575,12 @@ class TaskRuntime:
                 trusted(StreamResponse, task=task),
                 tenant=run.tenant,
                 after=0,
-                message_id=run.message.message_id,
+                message_id=run.message_key,
             )
         else:
             await self.store.save_task(task, tenant=run.tenant)
             await self.store.save_message(
-                run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+                run.message_key, MessageRecord(task_id=task.id), tenant=run.tenant
             )
         active = _Active(task, run.tenant)
         active.seq = seq
@@ -599,46 +608,56 @@ class TaskRuntime:
         metadata: Mapping[str, Any] | None = None,
         subscriber: _Subscriber | None = None,
     ) -> _Run:
-        """Start the agent on ``message``, or find what a send with its id produced (rule 4).
+        """Start the agent on ``message``, or find what an earlier send of the same message
+        (same id, same content) produced (rule 4).
 
         ``subscriber`` (for streaming sends) is attached before the agent can emit
         anything. Raises `TaskNotFound`, `InvalidParams` (a contextId that is not the
         task's) and `UnsupportedOperation` (a terminal task) before anything runs.
         """
-        key = (call.tenant, message.message_id)
+        stored_as = message_key(message)
+        key = (call.tenant, stored_as)
         claim: Claim | None = None
         if self.replication is not None:
             # Rule 6: the shared store's claims stand for the message records.
             earlier = self._inflight.get(key)
-            if message.task_id and earlier is None:
-                # A continuation is checked before it runs, unless it was sent before.
-                claim = await self.replication.store.get_claim(
-                    message.message_id, tenant=call.tenant
-                )
-                if claim is not None and claim.error is not None:
-                    claim = None  # it failed before producing anything: it runs again
+            if earlier is None:
+                claim = await self._live_claim(stored_as, message, call)
+                if not message.task_id:
+                    # Only a continuation is checked before it runs (unless it was sent
+                    # before); a new task's claim is taken below.
+                    claim = None
         else:
             earlier = await self._earlier_run(key, message, call)
         if earlier is not None:
+            if earlier.replayed_task is not None or earlier.active is not None:
+                await self._add_push_config(earlier.task_id, configuration, call)
             if subscriber is not None:
                 await earlier.attach(subscriber)
             return earlier
         if claim is None:
-            run, continuation = await self._new_run(message, call, configuration, metadata)
+            run, continuation = await self._new_run(
+                message, stored_as, call, configuration, metadata
+            )
         else:
             try:  # the claim's winner checked the message already; this one only follows
-                run, continuation = await self._new_run(message, call, configuration, metadata)
+                run, continuation = await self._new_run(
+                    message, stored_as, call, configuration, metadata
+                )
             except JsonRpcError:
                 context = ExecutionContext(
                     message=message,
                     task_id=claim.task_id or "",
                     context_id=message.context_id or "",
                 )
-                run, continuation = _Run(self, message, context, call), False
+                run, continuation = _Run(self, message, context, call, stored_as), False
         if self._task_group is None:
             raise InternalError("Internal error: the server is not running")
         if self.replication is not None and claim is None:
             claim = await self.replication.claim(run)
+        if claim is not None and claim.task_id is not None:
+            # A follower's push config goes to the task the claim's winner makes.
+            await self._add_push_config(claim.task_id, configuration, call)
         joined = self._inflight.get(key)  # a retry that arrived while we looked things up
         if joined is not None:
             if subscriber is not None:
@@ -656,6 +675,7 @@ class TaskRuntime:
     async def _new_run(
         self,
         message: Message,
+        key: str,
         call: CallInfo,
         configuration: SendMessageConfiguration | None,
         metadata: Mapping[str, Any] | None,
@@ -684,7 +704,7 @@ class TaskRuntime:
             principal=call.principal,
             headers=call.headers,
         )
-        return _Run(self, message, context, call), task is not None
+        return _Run(self, message, context, call, key), task is not None
 
     async def _earlier_run(
         self, key: tuple[str, str], message: Message, call: CallInfo
@@ -692,15 +712,39 @@ class TaskRuntime:
         running = self._inflight.get(key)
         if running is not None:
             return running
-        record = await self.store.get_message(message.message_id, tenant=call.tenant)
+        record = await self.store.get_message(key[1], tenant=call.tenant)
         if record is None:
             return self._inflight.get(key)
         task = None
         if record.task_id is not None:
             task = await self.store.get_task(record.task_id, tenant=call.tenant)
-        if task is None and record.reply is None:
+        if (task is None and record.reply is None) or _moved_on(task, message):
             return self._inflight.get(key)
-        return _Run.replay(self, message, call, (task, record.reply))
+        return _Run.replay(self, message, call, key[1], (task, record.reply))
+
+    async def _live_claim(self, stored_as: str, message: Message, call: CallInfo) -> Claim | None:
+        """The shared store's claim of ``stored_as``, unless its run failed or its task
+        moved on since (rule 4): such a claim is released, so this send runs."""
+        assert self.replication is not None
+        store = self.replication.store
+        claim = await store.get_claim(stored_as, tenant=call.tenant)
+        if claim is None or claim.error is not None:
+            return None  # unseen, or it failed before producing anything: it runs again
+        if claim.pending or claim.task_id is None:
+            return claim
+        task = await store.get_task(claim.task_id, tenant=call.tenant)
+        if not _moved_on(task, message):
+            return claim
+        await store.release_claim(stored_as, tenant=call.tenant, task_id=claim.task_id)
+        return None
+
+    async def _add_push_config(
+        self, task_id: str, configuration: SendMessageConfiguration | None, call: CallInfo
+    ) -> None:
+        """A resend's push config goes to the task its first send made (rule 4)."""
+        push_config = configuration.task_push_notification_config if configuration else None
+        if push_config is not None and self.push is not None:
+            await self.push.add_config(push_config, task_id=task_id, tenant=call.tenant)
 
     def new_subscriber(self) -> _Subscriber:
         """A subscriber for `start` (streaming sends)."""
@@ -725,7 +769,7 @@ class TaskRuntime:
             else:
                 await self._call_agent(run)
         finally:
-            self._inflight.pop((run.tenant, run.message.message_id), None)
+            self._inflight.pop((run.tenant, run.message_key), None)
             if active is not None:
                 self._release(active)
             elif run.active is not None:
@@ -763,7 +807,7 @@ class TaskRuntime:
                     return False
             if self.replication is not None:
                 try:
-                    await self.replication.write(active, compute, message_id=run.message.message_id)
+                    await self.replication.write(active, compute, message_id=run.message_key)
                 except (JsonRpcError, InvalidTransition) as exc:
                     error = exc if isinstance(exc, JsonRpcError) else _terminal_error(active.task)
                     self._finish_with_error(run, error)
@@ -771,7 +815,7 @@ class TaskRuntime:
             else:
                 await self.store.save_task(task, tenant=run.tenant)
                 await self.store.save_message(
-                    run.message.message_id, MessageRecord(task_id=task.id), tenant=run.tenant
+                    run.message_key, MessageRecord(task_id=task.id), tenant=run.tenant
                 )
                 active.task = task
             active.run = run
@@ -927,6 +971,19 @@ def _terminal_error(task: Task) -> UnsupportedOperation:
         "messages or subscriptions (send a new message in the same context instead)",
         metadata={"taskId": task.id},
     )
+
+
+def _moved_on(task: Task | None, message: Message) -> bool:
+    """Whether ``task`` was addressed through its id since ``message`` was sent to it:
+    canceled, or a later client message in its history (rule 4)."""
+    if task is None:
+        return False
+    if task.status.state is TaskState.CANCELED:
+        return True
+    for entry in reversed(task.history or ()):
+        if entry.role is Role.USER:
+            return entry.message_id != message.message_id
+    return False
 
 
 def _check_continuation(message: Message, task: Task | None) -> None:

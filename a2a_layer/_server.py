@@ -272,8 +272,12 @@ class _App:
         await send({"type": "lifespan.shutdown.complete"})
 
 
-def _response_mode(request: Request, info: HTTPRequestInfo) -> Literal["json", "sse"]:
-    return "sse" if request.method in STREAMED_METHOD_NAMES else "json"
+def _response_mode(request: Request, info: HTTPRequestInfo) -> Literal["json", "auto"]:
+    # A streaming method that fails before its first event (unknown or terminal task,
+    # invalid params) is answered with a plain JSON-RPC error, not an SSE stream of one
+    # error event: "auto" holds the response until the first event or the error comes
+    # (at most the app's ``sse_defer_timeout``, 10 s, then the stream starts anyway).
+    return "auto" if request.method in STREAMED_METHOD_NAMES else "json"
 
 
 def _base_url(info: HTTPRequestInfo) -> str:

@@ -122,6 +122,11 @@ class SharedTaskStore(TaskStore):
         anything."""
 
     @abstractmethod
+    async def release_claim(self, message_id: str, *, tenant: str = "", task_id: str) -> None:
+        """Let the next send of ``message_id`` claim it again: its run (for ``task_id``)
+        finished and its task moved on since (``_runtime`` rule 4)."""
+
+    @abstractmethod
     async def listen(
         self,
         on_change: Callable[[str, str, int], None],

@@ -14,6 +14,10 @@
    repeats or skips a task that did not change meanwhile.
 4. Task models are never mutated in place by anyone (see ``_state``), so stores may hand
    out the objects they keep.
+5. A client message is remembered under its `message_key`: its messageId and a digest
+   of its content. The ``message_id`` the message methods take is that key, opaque to
+   the store, so a message that reuses an id with other content is another message
+   (and any store, a user's own included, keeps the rule without a schema of its own).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ __all__ = [
     "TaskStore",
     "decode_page_token",
     "encode_page_token",
+    "message_key",
     "principal_owner",
     "public_tenant",
     "scope_key",
@@ -90,6 +95,33 @@ def public_tenant(scope: str) -> str:
 def valid_tenant(tenant: str) -> bool:
     """Whether a tenant given by a client can be stored (no owner separator in it)."""
     return _OWNER_SEPARATOR not in tenant
+
+
+def message_key(message: Message) -> str:
+    """The key a client message is remembered under (rule 5): ``messageId``, then a
+    digest of the message's content.
+
+    The digest covers the whole message as the client sent it, in canonical JSON
+    (members that are absent or null left out, object keys sorted): ``messageId``,
+    ``role``, ``parts``, ``contextId``, ``taskId``, ``metadata``, ``extensions`` and
+    ``referenceTaskIds``. The request around it (``configuration``, request
+    ``metadata``, headers) is not part of it: a retry that asks to be answered
+    differently is still the same message. The digest has a fixed length, so the key
+    splits back unambiguously whatever the id holds.
+    """
+    serializer = message.__pydantic_serializer__
+    if message.metadata is None and all(
+        part.metadata is None and part.data is None and "data" not in part.model_fields_set
+        for part in message.parts
+    ):
+        # No free-form object anywhere: the model's own field order is canonical.
+        canonical = serializer.to_json(message, by_alias=True, exclude_none=True)
+    else:
+        value = serializer.to_python(message, mode="json", by_alias=True, exclude_none=True)
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+        canonical = text.encode("utf-8", "surrogatepass")
+    digest = base64.urlsafe_b64encode(hashlib.blake2b(canonical, digest_size=16).digest())
+    return f"{message.message_id}{_OWNER_SEPARATOR}{digest.decode().rstrip('=')}"
 
 
 DEFAULT_PAGE_SIZE = 50
@@ -178,13 +210,15 @@ class TaskStore(ABC):
 
     @abstractmethod
     async def get_message(self, message_id: str, *, tenant: str = "") -> MessageRecord | None:
-        """What a client message id led to, if it was seen before."""
+        """What the client message remembered as ``message_id`` (a `message_key`, rule 5)
+        led to, if it was seen before."""
 
     @abstractmethod
     async def save_message(
         self, message_id: str, record: MessageRecord, *, tenant: str = ""
     ) -> None:
-        """Remember what a client message id led to (for deduplication)."""
+        """Remember what the client message ``message_id`` (a `message_key`) led to (for
+        deduplication)."""
 
     @abstractmethod
     async def save_push_config(

@@ -71,6 +71,7 @@ class Outbox:
         self.standalone = standalone
         self.pending: set[RequestId] = set()
         self.streamed: set[RequestId] = set()
+        self.carries_stream = False  # a streamed request was routed here (kept once it ends)
         self.id_map: dict[RequestId, RequestId | None] = {}
         self.responses: list[bytes] = []
         self.done = Flag()
@@ -249,7 +250,11 @@ class ServerChannel:
         if key in self.routes:
             raise ValueError(f"request id {request.id!r} is already in flight")
         self.routes[key] = outbox
-        (outbox.streamed if streamed else outbox.pending).add(key)
+        if streamed:
+            outbox.streamed.add(key)
+            outbox.carries_stream = True
+        else:
+            outbox.pending.add(key)
 
     def unroute(self, outbox: Outbox) -> None:
         """Forget every route to ``outbox`` (its request will never be answered there)."""

@@ -191,15 +191,17 @@ async def send_response(
     *,
     content_type: str | None = None,
     headers: Mapping[str, str] | None = None,
+    head: bool = False,
 ) -> None:
-    """Send a complete HTTP response."""
+    """Send a complete HTTP response; ``head`` (the answer to a HEAD request) sends its
+    headers, ``Content-Length`` included, without the body."""
     raw_headers = [(b"content-length", str(len(body)).encode())]
     if content_type is not None:
         raw_headers.append((b"content-type", content_type.encode()))
     for name, value in (headers or {}).items():
         raw_headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
     await send({"type": "http.response.start", "status": status, "headers": raw_headers})
-    await send({"type": "http.response.body", "body": body})
+    await send({"type": "http.response.body", "body": b"" if head else body})
 
 
 @dataclass(slots=True)

@@ -121,7 +121,9 @@ class HTTPServerOptions:
     picks JSON or SSE per request, or ``"auto"``: JSON if the answer is the first
     message the handler sends, SSE as soon as anything else comes first (or after
     ``sse_defer_timeout`` seconds of silence); requests named in ``streaming_methods``
-    may be answered with several results (A2A streaming). ``error_status`` gives the
+    may be answered with several results (A2A streaming). A streamed request in
+    ``"auto"`` mode is answered as JSON only when it fails before its first result (a
+    plain error response), and as SSE once its first result is there. ``error_status`` gives the
     HTTP status of a JSON answer that is a JSON-RPC error (``None``: 200), for
     protocols that map error codes to statuses.
     ``response_headers`` adds headers to the answer of each POST that carries a
@@ -715,6 +717,8 @@ class JsonRpcHTTPApp:
                     return True
         if not (outbox.done.is_set() and outbox.delivered == 1 and outbox.first_data):
             return False
+        if outbox.carries_stream and not isinstance(outbox.first_payload, ErrorResponse):
+            return False  # one streamed result is still a stream
         status = self._status_for(outbox, info)
         await send_response(
             send, status, outbox.first_data, content_type="application/json", headers=headers
@@ -1039,6 +1043,7 @@ class JsonRpcHTTPApp:
                 response.body,
                 content_type=response.content_type,
                 headers=response.headers,
+                head=info.method == "HEAD",  # a route that takes HEAD answers as for GET
             )
             return
         await self._stream_events(send, receive, response)

@@ -9,12 +9,14 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import shutil
 from pathlib import Path
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from a2a_fixtures.sdk_server import build_app, set_base_url
 
@@ -159,6 +161,28 @@ async def test_rpcweave_client_against_a2a_sdk_server() -> None:
         set_base_url(card, url)
         for binding, version in [("JSONRPC", "1.0"), ("HTTP+JSON", "1.0"), ("JSONRPC", "0.3")]:
             await _rpcweave_scenario(url, binding, version)
+
+
+async def test_rpcweave_client_reads_an_a2a_sdk_card_without_protocol_versions(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    app, card = build_app(interface_versions=False)
+    caplog.set_level(logging.INFO, logger="a2a_layer.card")
+    async with running_server(app) as url:
+        set_base_url(card, url)
+        async with httpx.AsyncClient() as http:
+            served = (await http.get(url + "/.well-known/agent-card.json")).json()
+        assert all("protocolVersion" not in i for i in served["supportedInterfaces"])
+        for binding in ("JSONRPC", "HTTP+JSON"):
+            with anyio.fail_after(30):
+                async with A2AClient.connect(url, bindings=(binding,)) as client:
+                    assert client.protocol_version == "1.0"
+                    done = await client.send("do it")
+            assert isinstance(done, Task) and done.status.state is TaskState.COMPLETED
+    notes = [r.getMessage() for r in caplog.records if r.name == "a2a_layer.card"]
+    assert f"agent card: the JSONRPC interface at {url} names no protocolVersion; read as 1.0" in (
+        notes
+    )
 
 
 async def _rpcweave_scenario(url: str, binding: str, version: str) -> None:

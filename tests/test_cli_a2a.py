@@ -5,8 +5,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,6 +17,7 @@ from typing import Any
 import pytest
 from fixtures.cli_helpers import (
     EXAMPLES,
+    ROOT,
     TARGETS,
     CLIServer,
     assert_one_line_error,
@@ -178,6 +182,34 @@ def test_official_sdk_agent(capsys: Capture) -> None:
         assert (code, out) == (0, "hello back\n"), err
         code, out, err = run_cli(capsys, "a2a", "send", url, "stream it", "--stream")
         assert code == 0 and out.splitlines()[-1].startswith("status completed"), err
+
+
+def test_official_sdk_agent_whose_card_names_no_protocol_version() -> None:
+    """a2a-sdk's examples build cards without ``protocolVersion`` on the interfaces: read
+    as 1.0, said so under -v (a subprocess: -v configures logging as a user's run does)."""
+    from a2a_fixtures.sdk_server import build_app, set_base_url
+
+    app, card = build_app(interface_versions=False)
+    note = "names no protocolVersion; read as 1.0"
+    with serving(app) as url:
+        set_base_url(card, url)
+        runs = {
+            flag: subprocess.run(
+                [sys.executable, "-m", "rpcweave", "a2a", "send", url, "hello", *flag],
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+            )
+            for flag in ((), ("-v",))
+        }
+    for run in runs.values():
+        assert run.returncode == 0 and run.stdout.splitlines()[-1] == "hello back", run.stderr
+    assert note not in runs[()].stderr
+    assert f"[a2a_layer.card] agent card: the JSONRPC interface at {url} {note}" in (
+        runs[("-v",)].stderr
+    )
 
 
 async def _text_app(scope: Any, receive: Any, send: Any) -> None:

@@ -1,12 +1,14 @@
 """Generic `jsonrpc_core` behaviours the A2A layer relies on (tested here, on the core
-alone): an error ends a streamed request's SSE response; a streamed request whose reader
-disconnected (and cannot resume) stops its handler; and the ``response_headers`` hook
-adds headers to the endpoint's answers."""
+alone): an error ends a streamed request's SSE response; in ``"auto"`` response mode a
+streamed request that fails before its first result is answered with a plain JSON error
+(and one that has a result is a stream, even of one result); a streamed request whose
+reader disconnected (and cannot resume) stops its handler; and the ``response_headers``
+hook adds headers to the endpoint's answers."""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
-from typing import Any
+from typing import Any, Literal
 
 import anyio
 import httpx
@@ -61,7 +63,22 @@ def app(**options: Any) -> JsonRpcHTTPApp:
 
         return numbers()
 
+    async def fails_on_first_next(params: Any, ctx: RequestContext) -> AsyncIterator[int]:
+        async def numbers() -> AsyncIterator[int]:
+            raise InvalidParams("Invalid params: not this time")
+            yield 0  # pragma: no cover - makes this a generator
+
+        return numbers()
+
+    async def one(params: Any, ctx: RequestContext) -> AsyncIterator[int]:
+        async def numbers() -> AsyncIterator[int]:
+            yield 41
+
+        return numbers()
+
     registry.on("fails_first", fails_first)
+    registry.on("fails_on_first_next", fails_on_first_next)
+    registry.on("one", one)
     registry.on("counts", counts)
     registry.on("plain", lambda params, ctx: "ok")
 
@@ -74,7 +91,9 @@ def app(**options: Any) -> JsonRpcHTTPApp:
             path="/",
             sessions=None,
             event_name=None,
-            streaming_methods=frozenset({"fails_first", "counts", "forever"}),
+            streaming_methods=frozenset(
+                {"fails_first", "fails_on_first_next", "one", "counts", "forever"}
+            ),
             **options,
         ),
     )
@@ -101,6 +120,28 @@ async def test_an_error_before_the_first_result_ends_the_stream() -> None:
 async def test_streamed_results_still_end_normally() -> None:
     response = await post(app(), "counts")
     assert response.text.count('"result"') == 3
+
+
+def auto(request: Any, info: HTTPRequestInfo) -> Literal["auto"]:
+    return "auto"
+
+
+@pytest.mark.parametrize("method", ["fails_first", "fails_on_first_next"])
+async def test_auto_mode_answers_a_stream_failing_before_its_first_result_as_json(
+    method: str,
+) -> None:
+    response = await post(app(response_mode=auto), method)
+    assert response.status_code == 200
+    assert response.headers["content-type"] == "application/json"
+    body = response.json()
+    assert body["id"] == 7 and body["error"]["code"] == -32602
+
+
+@pytest.mark.parametrize(("method", "results"), [("one", 1), ("counts", 3)])
+async def test_auto_mode_streams_a_request_that_has_a_result(method: str, results: int) -> None:
+    response = await post(app(response_mode=auto), method)
+    assert response.headers["content-type"].startswith("text/event-stream")
+    assert response.text.count('"result"') == results
 
 
 async def test_response_headers_hook_applies_to_json_and_sse_answers() -> None:

@@ -1,7 +1,8 @@
 """A2A servers as several processes on one PostgreSQL database, behind a round-robin
 proxy: tasks made on one replica are read, listed, answered, cancelled and followed on
 another; a replica killed mid-stream loses no event for its subscriber; concurrent
-sends with one messageId on two replicas run the agent once.
+sends with one messageId on two replicas run the agent once, and two messages that
+share an id but not their content run it once each.
 
 The replicas run under uvicorn (asyncio, the driver's loop); the test side is plain
 HTTP, so it runs on asyncio and trio alike.
@@ -236,3 +237,38 @@ async def test_one_message_id_for_a_direct_reply_runs_once(cluster: list[Replica
                 tg.start_soon(send, b)
     assert all(isinstance(r, Message) for r in replies)
     assert len({r.message_id for r in replies if isinstance(r, Message)}) == 1  # one reply, to both
+
+
+async def test_one_message_id_with_two_contents_on_two_replicas_runs_both(
+    cluster: list[Replica], tmp_path: Path
+) -> None:
+    first_log, second_log = tmp_path / "first", tmp_path / "second"
+    message_id = unique()
+    async with client_for(cluster[0].url) as a, client_for(cluster[1].url) as b:
+        async with client_for(cluster[2].url) as c:
+            with anyio.fail_after(60):
+                first = await a.send(f"once {first_log}", message_id=message_id)
+                second = await b.send(f"once {second_log}", message_id=message_id)
+                retried = await c.send(f"once {first_log}", message_id=message_id)
+    assert isinstance(first, Task) and isinstance(second, Task) and isinstance(retried, Task)
+    assert first.id != second.id and retried.id == first.id
+    for log in (first_log, second_log):
+        assert len((await anyio.Path(log).read_text()).splitlines()) == 1
+
+
+async def test_a_resend_once_its_task_moved_on_runs_again_on_any_replica(
+    cluster: list[Replica],
+) -> None:
+    message_id = unique()
+    async with client_for(cluster[0].url) as a, client_for(cluster[1].url) as b:
+        async with client_for(cluster[2].url) as c:
+            with anyio.fail_after(60):
+                first = await a.send("ask", message_id=message_id)
+                retried = await b.send("ask", message_id=message_id)
+                assert isinstance(first, Task) and isinstance(retried, Task)
+                answered = await c.send("go on", task_id=first.id)
+                again = await b.send("ask", message_id=message_id)
+    assert retried.id == first.id
+    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
+    assert isinstance(again, Task) and again.id != first.id
+    assert again.status.state is TaskState.INPUT_REQUIRED

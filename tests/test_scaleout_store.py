@@ -11,7 +11,15 @@ from collections.abc import AsyncIterator
 import anyio
 import pytest
 
-# The TaskStore contract, run here against PostgreSQL (collected again in this module).
+# Deduplication by content and the TaskStore contract, run here against PostgreSQL
+# (collected again in this module).
+from test_a2a_dedup import (  # noqa: F401
+    test_a_resend_once_its_task_moved_on_is_a_new_message,
+    test_a_resend_with_a_push_config_adds_it_to_the_task,
+    test_a_reused_id_on_a_task_continues_it_again,
+    test_a_reused_id_with_other_content_is_a_new_message,
+    test_true_duplicates_get_the_first_outcome_and_never_rerun,
+)
 from test_a2a_store import (  # noqa: F401
     test_listing_orders_pages_and_filters,
     test_message_ids_and_push_configs,

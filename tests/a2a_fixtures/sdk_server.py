@@ -67,8 +67,26 @@ class EchoExecutor(AgentExecutor):
         await TaskUpdater(event_queue, context.task_id, context.context_id).cancel()
 
 
-def build_app(base_url: str = "http://127.0.0.1:0") -> tuple[Any, AgentCard]:
-    """The Starlette app and its card (mutate the card's URLs once the port is known)."""
+def build_app(
+    base_url: str = "http://127.0.0.1:0", *, interface_versions: bool = True
+) -> tuple[Any, AgentCard]:
+    """The Starlette app and its card (mutate the card's URLs once the port is known).
+
+    Without ``interface_versions`` the card is built the way a2a-sdk's own examples
+    build theirs: interfaces with no ``protocol_version`` (JSON-RPC and HTTP+JSON, 1.0).
+    """
+    interfaces = [
+        AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="1.0"),
+        AgentInterface(
+            url=base_url + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
+        ),
+        AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="0.3"),
+    ]
+    if not interface_versions:
+        interfaces = [
+            AgentInterface(url=base_url, protocol_binding="JSONRPC"),
+            AgentInterface(url=base_url + "/rest", protocol_binding="HTTP+JSON"),
+        ]
     card = AgentCard(
         name="a2a-sdk echo agent",
         description="Built with the official a2a-sdk, for interop tests.",
@@ -77,13 +95,7 @@ def build_app(base_url: str = "http://127.0.0.1:0") -> tuple[Any, AgentCard]:
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="echo", name="Echo", description="Echoes", tags=["echo"])],
-        supported_interfaces=[
-            AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="1.0"),
-            AgentInterface(
-                url=base_url + "/rest", protocol_binding="HTTP+JSON", protocol_version="1.0"
-            ),
-            AgentInterface(url=base_url, protocol_binding="JSONRPC", protocol_version="0.3"),
-        ],
+        supported_interfaces=interfaces,
     )
     handler = DefaultRequestHandler(
         agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card

@@ -5,7 +5,9 @@
 JSON-RPC at the root URL, HTTP+JSON under ``/rest``, the card at
 ``/.well-known/agent-card.json`` (streaming declared; push with ``--push``, which also
 allows private webhook targets: conformance kits run their webhook receivers on
-loopback, which an A2A server refuses by default). The contract, by messageId prefix:
+loopback, which an A2A server refuses by default). The README's "A2A TCK by hand" says
+how to run the public TCK (a2aproject/a2a-tck, branch 1.0-dev) against it with its
+webhook receiver on 127.0.0.1. The contract, by messageId prefix:
 
 ==============================  ===============================================
 ``tck-complete-task``           completed, status message "Hello from TCK"
