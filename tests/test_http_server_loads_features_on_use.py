@@ -262,6 +262,9 @@ async def test_a_shared_store_still_gets_replication() -> None:
         async def fail_claim(self, *args: Any, **kwargs: Any) -> None:
             return None
 
+        async def release_claim(self, *args: Any, **kwargs: Any) -> None:
+            return None
+
         async def listen(self, *args: Any, **kwargs: Any) -> None:
             return None
 
