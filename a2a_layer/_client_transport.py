@@ -36,6 +36,7 @@ from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
 from ._http_binding import http_request_for
 from ._methods import METHODS_V10
+from ._telemetry import A2A_CLIENT_TELEMETRY
 from .types import A2AModel, StreamResponse
 
 __all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
@@ -107,6 +108,7 @@ class JsonRpcClientTransport(ClientTransport):
             remote="agent",
             transport="http",
             timeout=timeout,
+            telemetry=A2A_CLIENT_TELEMETRY,
         )
 
     async def aclose(self) -> None:

@@ -1,0 +1,130 @@
+"""The protocol-neutral half of the OpenTelemetry instrumentation.
+
+The core knows no protocol: a layer describes how its methods are named and what they
+carry by subclassing `TelemetryConventions`, and hands an instance to each `Peer` (and
+`HTTPCaller`) it builds. The core then makes a CLIENT span for every request and
+notification a peer sends and a SERVER span for every one it handles, propagates the
+W3C trace context, and records the duration histograms, all through the global
+OpenTelemetry tracer and meter providers.
+
+Rules this module keeps:
+
+1. Nothing here imports ``opentelemetry``. `instrument` imports the half that does
+   (``_telemetry_otel``) the first time a peer with conventions is built, and only if
+   ``opentelemetry-api`` is importable; otherwise every peer's hook is ``None`` and the
+   cost per message is that one ``None`` test.
+2. Conventions see params as parsed JSON (a dict, a list or ``None``), never a model,
+   and must not raise for a shape they do not expect (a peer's params are not
+   validated yet when a SERVER span starts): they return fewer attributes.
+3. Attribute values are ``str``, ``bool``, ``int`` or ``float``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from typing import Any, Literal
+
+__all__ = ["AttributeValue", "Attributes", "TelemetryConventions", "instrument"]
+
+AttributeValue = str | bool | int | float
+Attributes = dict[str, AttributeValue]
+
+_UNKNOWN: Any = object()
+_otel_module: Any = _UNKNOWN
+
+
+class TelemetryConventions:
+    """How one protocol's messages become spans and metrics (a layer subclasses it).
+
+    ``protocol`` prefixes the metric names (``{protocol}.client.operation.duration``)
+    and is recorded as ``rpcweave.protocol`` on every span; ``role`` is the end this
+    peer plays (``client`` or ``server``), used for the session duration metric.
+    ``carrier`` says where the trace context travels: ``"meta"`` in ``params._meta``
+    (MCP, ACP; one pipe or HTTP stream carries many messages), ``"headers"`` in the
+    HTTP request headers (A2A, one POST per call).
+    """
+
+    protocol: str = "jsonrpc"
+    carrier: Literal["meta", "headers"] = "meta"
+    method_attribute: str = "rpc.method"
+    session_attribute: str | None = None
+    result_methods: frozenset[str] = frozenset()
+    """The methods whose results `result_attributes` and `session_attributes` read (a
+    result is turned into JSON for them only)."""
+
+    def __init__(self, role: Literal["client", "server"]) -> None:
+        self.role = role
+
+    def span_name(self, method: str, params: Any) -> str:
+        """The span's name: ``{method} {target}`` where the method has a low-cardinality
+        target (a tool's or prompt's name), else the method."""
+        return method
+
+    def attributes(self, method: str, params: Any) -> Attributes:
+        """Attributes read from a message's method and params (beyond the method's)."""
+        return {}
+
+    def result_attributes(self, method: str, result: Any) -> Attributes:
+        """Attributes read from a result (as parsed JSON), e.g. ``error.type`` for a
+        tool result that reports an error."""
+        return {}
+
+    def session_attributes(self, method: str, result: Any) -> Attributes:
+        """Attributes a result settles for the rest of the connection (the negotiated
+        protocol version of ``initialize``); they go on every later span."""
+        return {}
+
+    def info_attributes(self, info: Any) -> Attributes:
+        """Attributes of the transport's per-message ``info`` (HTTP request headers)."""
+        return {}
+
+    def stream_key(self, method: str, params: Any) -> Hashable | None:
+        """For a request whose progress arrives as notifications, the key those
+        notifications name (MCP's ``progressToken``, ACP's ``sessionId``)."""
+        return None
+
+    def stream_chunk(self, method: str, params: Any) -> Hashable | None:
+        """For a notification that reports progress of a request (a chunk of a streamed
+        result), the `stream_key` of that request: it becomes an event on the
+        request's span, not a span of its own. ``None`` for any other notification."""
+        return None
+
+    def stream_event(self, method: str, item: Any) -> tuple[str, Attributes]:
+        """The name and attributes of the span event for one result of a streaming
+        request (``item`` as parsed JSON)."""
+        return f"{method} result", {}
+
+    def describe(self, method: str, params: Any) -> tuple[str, Attributes]:
+        """The span name and attributes of a message (`span_name` and `attributes`)."""
+        attributes = self.attributes(method, params)
+        attributes[self.method_attribute] = method
+        return self.span_name(method, params), attributes
+
+
+def instrument(conventions: TelemetryConventions | None, stream: Any = None) -> Any:
+    """The telemetry hook of one peer, or ``None`` when there is nothing to record:
+    no conventions, or ``opentelemetry-api`` not importable."""
+    global _otel_module
+    if conventions is None:
+        return None
+    if _otel_module is _UNKNOWN:
+        try:
+            from . import _telemetry_otel
+        except ImportError:
+            _otel_module = None
+        else:
+            _otel_module = _telemetry_otel
+    if _otel_module is None:
+        return None
+    return _otel_module.PeerTelemetry(conventions, stream)
+
+
+def field(params: Any, name: str) -> Any:
+    """``params[name]`` when params is a JSON object, else ``None``."""
+    return params.get(name) if isinstance(params, Mapping) else None
+
+
+def text_field(params: Any, name: str) -> str | None:
+    """``params[name]`` when it is a string, else ``None``."""
+    value = field(params, name)
+    return value if isinstance(value, str) else None
