@@ -9,11 +9,25 @@ each event of a stream is an event on the call's span.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from jsonrpc_core._telemetry import Attributes, TelemetryConventions, field, text_field
+from jsonrpc_core._telemetry import (
+    Attributes,
+    TelemetryConventions,
+    as_json,
+    field,
+    instrument,
+    text_field,
+)
 
-__all__ = ["A2A_CLIENT_TELEMETRY", "A2A_SERVER_TELEMETRY", "A2aConventions"]
+__all__ = [
+    "A2A_CLIENT_TELEMETRY",
+    "A2A_SERVER_TELEMETRY",
+    "A2aConventions",
+    "rest_client_telemetry",
+    "traced_rest_operation",
+]
 
 _SENDING = frozenset({"SendMessage", "SendStreamingMessage", "message/send", "message/stream"})
 # Methods whose params name the task as ``id`` (else ``taskId``, as the push configs do).
@@ -71,7 +85,7 @@ class A2aConventions(TelemetryConventions):
         return _task_attributes(field(params, "taskId"), field(params, "contextId"))
 
     def result_attributes(self, method: str, result: Any) -> Attributes:
-        return _of_task_or_message(result)
+        return _of_task_or_message(as_json(result))
 
     def info_attributes(self, info: Any) -> Attributes:
         headers = getattr(info, "headers", None)
@@ -95,3 +109,61 @@ A2A_CLIENT_TELEMETRY = A2aConventions("client")
 """The conventions of an A2A client."""
 A2A_SERVER_TELEMETRY = A2aConventions("server")
 """The conventions of an A2A server's peer."""
+
+
+# -- the HTTP+JSON binding, which does not go through a Peer ---------------------------
+
+_UNSET: Any = object()
+_rest_hooks: dict[str, Any] = {}
+
+
+def _rest_hook(conventions: A2aConventions) -> Any:
+    hook = _rest_hooks.get(conventions.role, _UNSET)
+    if hook is _UNSET:
+        hook = _rest_hooks[conventions.role] = instrument(conventions, network_transport="tcp")
+    return hook
+
+
+def rest_client_telemetry() -> Any:
+    """The telemetry hook of the HTTP+JSON client, or ``None`` (no ``opentelemetry``)."""
+    return _rest_hook(A2A_CLIENT_TELEMETRY)
+
+
+async def traced_rest_operation(
+    method: str,
+    params: Any,
+    info: Any,
+    call: Callable[[], Awaitable[Any]],
+    streaming: bool,
+) -> Any:
+    """Run one HTTP+JSON operation (``call()``) inside its SERVER span, the trace context
+    read from the request headers; a streaming operation's span lasts until its stream
+    ends, each event an event on it."""
+    telemetry = _rest_hook(A2A_SERVER_TELEMETRY)
+    if telemetry is None or not telemetry.live():
+        return await call()
+    if not streaming:
+        return await telemetry.serve(method, params, None, info, call, returns_result=True)
+    operation = telemetry.start_server(method, params, None, info)
+    try:
+        events = await call()
+    except BaseException as exc:
+        operation.fail_with(exc)
+        operation.end()
+        raise
+    return _traced_events(telemetry, operation, method, events)
+
+
+async def _traced_events(
+    telemetry: Any, operation: Any, method: str, events: AsyncIterator[Any]
+) -> AsyncIterator[Any]:
+    try:
+        async for event in events:
+            telemetry.stream_event(operation, method, event)
+            yield event
+    except BaseException as exc:
+        if not isinstance(exc, GeneratorExit):
+            operation.fail_with(exc)
+        raise
+    finally:
+        operation.end()

@@ -95,7 +95,7 @@ class HTTPCaller:
     ) -> None:
         self.url = url
         # The OpenTelemetry hook (``None`` without conventions or without the API).
-        self._telemetry = instrument(telemetry, self)
+        self._telemetry = instrument(telemetry, network_transport="tcp")
         self.timeout = timeout
         self.errors = errors
         self.max_event_size = max_event_size

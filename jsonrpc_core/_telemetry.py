@@ -24,7 +24,18 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from typing import Any, Literal
 
-__all__ = ["AttributeValue", "Attributes", "TelemetryConventions", "instrument"]
+import pydantic
+import pydantic_core
+
+__all__ = [
+    "AttributeValue",
+    "Attributes",
+    "TelemetryConventions",
+    "as_json",
+    "field",
+    "instrument",
+    "text_field",
+]
 
 AttributeValue = str | bool | int | float
 Attributes = dict[str, AttributeValue]
@@ -49,8 +60,7 @@ class TelemetryConventions:
     method_attribute: str = "rpc.method"
     session_attribute: str | None = None
     result_methods: frozenset[str] = frozenset()
-    """The methods whose results `result_attributes` and `session_attributes` read (a
-    result is turned into JSON for them only)."""
+    """The methods whose results `result_attributes` and `session_attributes` read."""
 
     def __init__(self, role: Literal["client", "server"]) -> None:
         self.role = role
@@ -65,8 +75,9 @@ class TelemetryConventions:
         return {}
 
     def result_attributes(self, method: str, result: Any) -> Attributes:
-        """Attributes read from a result (as parsed JSON), e.g. ``error.type`` for a
-        tool result that reports an error."""
+        """Attributes read from a result (parsed JSON, or the model a handler returned:
+        read it with `field`), e.g. ``error.type`` for a tool result that reports an
+        error."""
         return {}
 
     def session_attributes(self, method: str, result: Any) -> Attributes:
@@ -101,9 +112,15 @@ class TelemetryConventions:
         return self.span_name(method, params), attributes
 
 
-def instrument(conventions: TelemetryConventions | None, stream: Any = None) -> Any:
+def instrument(
+    conventions: TelemetryConventions | None,
+    stream: Any = None,
+    *,
+    network_transport: str | None = None,
+) -> Any:
     """The telemetry hook of one peer, or ``None`` when there is nothing to record:
-    no conventions, or ``opentelemetry-api`` not importable."""
+    no conventions, or ``opentelemetry-api`` not importable. ``network_transport``
+    (``pipe``, ``tcp``) is told by ``stream``'s kind unless given."""
     global _otel_module
     if conventions is None:
         return None
@@ -116,12 +133,40 @@ def instrument(conventions: TelemetryConventions | None, stream: Any = None) -> 
             _otel_module = _telemetry_otel
     if _otel_module is None:
         return None
-    return _otel_module.PeerTelemetry(conventions, stream)
+    return _otel_module.PeerTelemetry(conventions, stream, network_transport)
+
+
+def as_json(value: Any) -> Any:
+    """``value`` as parsed JSON, with the aliases and omissions the wire encoding uses."""
+    if value is None or type(value) is dict or type(value) is list:
+        return value
+    if isinstance(value, pydantic.BaseModel) or not isinstance(value, (str, int, float)):
+        return pydantic_core.to_jsonable_python(value, by_alias=True, exclude_none=True)
+    return value
 
 
 def field(params: Any, name: str) -> Any:
-    """``params[name]`` when params is a JSON object, else ``None``."""
-    return params.get(name) if isinstance(params, Mapping) else None
+    """``params[name]`` when params is a JSON object, the field of that wire name when
+    it is a pydantic model (a result as a handler returned it), else ``None``."""
+    if isinstance(params, Mapping):
+        return params.get(name)
+    if isinstance(params, pydantic.BaseModel):
+        attribute = _wire_names(type(params)).get(name)
+        return None if attribute is None else getattr(params, attribute, None)
+    return None
+
+
+_WIRE_NAMES: dict[type[pydantic.BaseModel], dict[str, str]] = {}
+
+
+def _wire_names(model: type[pydantic.BaseModel]) -> dict[str, str]:
+    """A model's attribute names by their wire names (aliases), once per class."""
+    names = _WIRE_NAMES.get(model)
+    if names is None:
+        names = {info.alias or name: name for name, info in model.model_fields.items()}
+        if len(_WIRE_NAMES) < 1024:
+            _WIRE_NAMES[model] = names
+    return names
 
 
 def text_field(params: Any, name: str) -> str | None:

@@ -23,15 +23,13 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Hashable, Mapping
 from typing import Any
 
-import pydantic
-import pydantic_core
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.context import Context
 from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 
 from ._errors import JsonRpcError
-from ._telemetry import Attributes, TelemetryConventions
+from ._telemetry import Attributes, TelemetryConventions, as_json
 
 __all__ = ["Operation", "PeerTelemetry", "use_providers"]
 
@@ -44,8 +42,9 @@ _SESSION_BUCKETS = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 3
 
 
 def _high_cardinality(key: str) -> bool:
-    # Ids and URIs name one request, session, task or resource: span attributes only.
-    return key.endswith((".id", ".uri"))
+    # Ids and URIs name one request, session, task or resource: span attributes only;
+    # the protocol is in the metric's name.
+    return key.endswith((".id", ".uri")) or key == "rpcweave.protocol"
 
 
 class _Providers:
@@ -110,15 +109,6 @@ def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> No
     """Record through these providers instead of the global ones (``None`` for both:
     back to the global providers). For tests, which cannot set a global twice."""
     _providers.use(tracer_provider, meter_provider)
-
-
-def as_json(value: Any) -> Any:
-    """``value`` as parsed JSON, with the aliases and omissions the wire encoding uses."""
-    if value is None or type(value) is dict or type(value) is list:
-        return value
-    if isinstance(value, pydantic.BaseModel) or not isinstance(value, (str, int, float)):
-        return pydantic_core.to_jsonable_python(value, by_alias=True, exclude_none=True)
-    return value
 
 
 def _with_context(params: Any, carrier: dict[str, str]) -> Any:
@@ -202,11 +192,13 @@ class Operation:
 class PeerTelemetry:
     """The telemetry of one connection, as one protocol's conventions describe it."""
 
-    def __init__(self, conventions: TelemetryConventions, stream: Any) -> None:
+    def __init__(
+        self, conventions: TelemetryConventions, stream: Any, transport: str | None = None
+    ) -> None:
         self.conventions = conventions
         self.message_stream = stream
         self.session: Attributes = {"rpcweave.protocol": conventions.protocol}
-        transport = _network_transport(stream)
+        transport = transport or _network_transport(stream)
         if transport is not None:
             self.session["network.transport"] = transport
         prefix = conventions.protocol
@@ -262,7 +254,6 @@ class PeerTelemetry:
         """Record what a result tells (and what it settles for the connection)."""
         conventions = self.conventions
         if method in conventions.result_methods:
-            result = as_json(result)
             operation.add(conventions.result_attributes(method, result))
             self.session.update(conventions.session_attributes(method, result))
 
@@ -367,18 +358,32 @@ class PeerTelemetry:
         return Operation(span, _providers.histogram(self.server_metric), attributes)
 
     async def serve(
-        self, method: str, params: Any, request_id: Any, info: Any, handle: Callable[[], Any]
+        self,
+        method: str,
+        params: Any,
+        request_id: Any,
+        info: Any,
+        handle: Callable[[], Any],
+        *,
+        returns_result: bool = False,
     ) -> Any:
         """Run ``handle()`` (which answers the request) inside its SERVER span, the
-        current span meanwhile; an `ErrorResponse` it returns is recorded as the error."""
+        current span meanwhile; an `ErrorResponse` it returns is recorded as the error
+        (``returns_result``: it returns the result itself, and raises its errors)."""
         operation = self.start_server(method, params, request_id, info)
         token = otel_context.attach(trace.set_span_in_context(operation.span))
         try:
             response = await handle()
+        except JsonRpcError as raised:  # the answer (``returns_result``)
+            operation.fail_response(raised)
+            raise
         except BaseException as exc:
             operation.fail_with(exc)
             raise
         else:
+            if returns_result:
+                self.succeeded(operation, method, response)
+                return response
             error = getattr(response, "error", None)
             if isinstance(error, JsonRpcError):
                 operation.fail_response(error)

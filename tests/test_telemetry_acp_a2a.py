@@ -116,12 +116,14 @@ class Steps:
         await updater.complete("done")
 
 
-@pytest.mark.parametrize("version", ["1.0", "0.3"])
-async def test_a2a_send_stream_and_get_spans(otel: Recorded, version: str) -> None:
+@pytest.mark.parametrize(
+    ("binding", "version"), [("JSONRPC", "1.0"), ("JSONRPC", "0.3"), ("HTTP+JSON", "1.0")]
+)
+async def test_a2a_send_stream_and_get_spans(otel: Recorded, binding: str, version: str) -> None:
     server = A2AServer(make_card(), Steps())
     async with in_process(server) as http:
         async with A2AClient.connect(
-            BASE, http=http, bindings=("JSONRPC",), versions=(version,)
+            BASE, http=http, bindings=(binding,), versions=(version,)
         ) as client:
             task = await client.send("build")
             events = [e async for e in client.stream("stream")]
