@@ -135,7 +135,7 @@ async def _measure_row(transport: str, in_flight: int, rounds: int, block: int) 
                 providers[0].force_flush()
                 gc.collect()
         use_providers(None, None)
-    return [statistics.median(rates[mode]) for mode in MODES]
+    return [statistics.median(rates[mode]) for mode in MODES] + [max(rates[m]) for m in MODES]
 
 
 def _serve(mode: str) -> None:
@@ -158,18 +158,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         _serve(os.environ.get(_MODE_VARIABLE, "api"))
         return 0
     print(
-        "| tools/call | otel absent (calls/s) | API, no SDK | vs absent "
+        "| tools/call, calls/s | figure | otel absent | API, no SDK | vs absent "
         "| SDK, no-op export | vs absent |"
     )
-    print("|---|---:|---:|---:|---:|---:|")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for transport, in_flight in ROWS:
         block = args.block * (4 if in_flight > 1 else 1)
-        absent, api, sdk = anyio.run(_measure_row, transport, in_flight, args.rounds, block)
-        print(
-            f"| {transport}, {in_flight} in flight | {absent:,.0f} | {api:,.0f} | "
-            f"{(api / absent - 1) * 100:+.1f}% | {sdk:,.0f} | {(sdk / absent - 1) * 100:+.1f}% |",
-            flush=True,
-        )
+        figures = anyio.run(_measure_row, transport, in_flight, args.rounds, block)
+        for label, (absent, api, sdk) in (("median", figures[:3]), ("best", figures[3:])):
+            print(
+                f"| {transport}, {in_flight} in flight | {label} of {args.rounds} | "
+                f"{absent:,.0f} | {api:,.0f} | {(api / absent - 1) * 100:+.1f}% | "
+                f"{sdk:,.0f} | {(sdk / absent - 1) * 100:+.1f}% |",
+                flush=True,
+            )
     return 0
 
 

@@ -60,13 +60,8 @@ class _Providers:
 
     def check(self) -> bool:
         """Whether any provider is set now (and from now on)."""
-        if self.tracer_provider is None and self.meter_provider is None:
-            # The API's own globals: reading them costs one attribute lookup, where
-            # `get_tracer_provider()` also consults the environment on every call.
-            tracing = getattr(trace, "_TRACER_PROVIDER", None)
-            metering = getattr(metrics._internal, "_METER_PROVIDER", None)
-            if tracing is None and metering is None:
-                return False
+        if self.tracer_provider is None and self.meter_provider is None and not _globals_set():
+            return False
         self.on = True
         return True
 
@@ -103,6 +98,22 @@ class _Providers:
 
 
 _providers = _Providers()
+
+_metrics_api: Any = getattr(metrics, "_internal", None)
+if hasattr(trace, "_TRACER_PROVIDER") and hasattr(_metrics_api, "_METER_PROVIDER"):
+    _trace_api: Any = trace
+
+    def _globals_set() -> bool:
+        # The API's own globals: two attribute reads, where `get_tracer_provider()`
+        # also consults the environment on every call.
+        return _trace_api._TRACER_PROVIDER is not None or _metrics_api._METER_PROVIDER is not None
+
+else:  # an API release that keeps them elsewhere: the public (slower) way
+
+    def _globals_set() -> bool:
+        return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider) or not (
+            type(metrics.get_meter_provider()).__name__.startswith("_Proxy")
+        )
 
 
 def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
@@ -210,7 +221,8 @@ class PeerTelemetry:
 
     def live(self) -> bool:
         """Whether anything is recorded (a provider is set)."""
-        return _providers.on or _providers.check()
+        providers = _providers
+        return providers.on or providers.check()
 
     # -- outgoing ----------------------------------------------------------------
 

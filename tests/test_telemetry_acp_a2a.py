@@ -6,53 +6,21 @@ in ``params._meta`` (ACP, both ways) and in the HTTP headers (A2A)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import pytest
 from _otel import Recorded, child_of, otel
+from _otel_apps import ReadingAgent, Steps, run_acp
 from a2a_fixtures.harness import BASE, in_process, make_card
 from opentelemetry.trace import SpanKind, StatusCode
 
-from a2a_layer import A2AClient, A2AServer, ExecutionContext, TaskNotFound, TaskUpdater
-from acp_layer import Agent, LocalClient, ResourceNotFound, connect_agent, serve_agent
-from acp_layer import schema as s
-from jsonrpc_core import memory_pair
+from a2a_layer import A2AClient, A2AServer, TaskNotFound
+from acp_layer import ResourceNotFound
 
 pytestmark = pytest.mark.anyio
 
 __all__ = ["otel"]
 
 CLIENT, SERVER = SpanKind.CLIENT, SpanKind.SERVER
-
-
-class ReadingAgent(Agent):
-    """Answers a prompt with two text chunks around a read of ``notes.txt``."""
-
-    async def prompt(self, params: s.PromptRequest) -> s.StopReason:
-        sid = params.session_id
-        await self.client.send_text(sid, "reading ")
-        text = await self.client.read_text_file(sid, str(self.root / "notes.txt"))
-        await self.client.send_text(sid, text)
-        return "end_turn"
-
-    root = Path(".")
-
-
-async def run_acp(tmp_path: Path, agent: Agent) -> tuple[str, Any]:
-    (tmp_path / "notes.txt").write_text("hello")
-    client = LocalClient(permission="allow")
-    client_end, agent_end = memory_pair()
-    import anyio
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(serve_agent, agent, agent_end)
-        async with connect_agent(client, client_end) as conn:
-            sid = (await conn.new_session(str(tmp_path))).session_id
-            response = await conn.prompt(sid, "hi")
-            with pytest.raises(ResourceNotFound):
-                await conn.prompt("no-such-session", "hi")
-        tg.cancel_scope.cancel()
-    return sid, response
 
 
 async def test_acp_prompt_turn_spans_updates_and_the_agents_request(
@@ -105,15 +73,6 @@ async def test_acp_prompt_turn_spans_updates_and_the_agents_request(
         assert span.attributes["error.type"] == str(ResourceNotFound.code)
         assert span.attributes["rpc.response.status_code"] == str(ResourceNotFound.code)
         assert span.status.status_code is StatusCode.ERROR
-
-
-class Steps:
-    """Working, an artifact, completed."""
-
-    async def __call__(self, context: ExecutionContext, updater: TaskUpdater) -> None:
-        await updater.start_work()
-        await updater.add_artifact(f"out: {context.text}", name="out")
-        await updater.complete("done")
 
 
 @pytest.mark.parametrize(

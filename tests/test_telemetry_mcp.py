@@ -10,50 +10,18 @@ import anyio
 import httpx
 import pytest
 from _otel import Recorded, child_of, otel
+from _otel_apps import build
 from opentelemetry.trace import SpanKind, StatusCode
 
 from jsonrpc_core import ConnectionClosed, InvalidParams, MethodRegistry, Peer, memory_pair
 from jsonrpc_core.testing import StreamingASGITransport
-from mcp_layer import ClientSession, Context, MCPServer, connect
+from mcp_layer import ClientSession, MCPServer, connect
 
 pytestmark = pytest.mark.anyio
 
 __all__ = ["otel"]
 
 CLIENT, SERVER = SpanKind.CLIENT, SpanKind.SERVER
-
-
-def build() -> MCPServer:
-    server = MCPServer("traced", "1.0")
-
-    @server.tool()
-    def add(a: int, b: int) -> int:
-        return a + b
-
-    @server.tool()
-    async def steps(ctx: Context, n: int = 2) -> str:
-        for i in range(n):
-            await ctx.report_progress(i + 1, n, "step")
-        return "done"
-
-    @server.tool()
-    def boom() -> str:
-        raise ValueError("nope")
-
-    @server.tool()
-    async def ask_model(ctx: Context) -> str:
-        result = await ctx.sample("hello")
-        return str(result.content.text)  # type: ignore[union-attr]
-
-    @server.resource("test://static", mime_type="text/plain")
-    def static() -> str:
-        return "hello"
-
-    @server.prompt()
-    def greet(name: str) -> str:
-        return f"Hello {name}"
-
-    return server
 
 
 def sampled(params: Any) -> dict[str, Any]:

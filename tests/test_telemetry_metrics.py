@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 from _otel import Recorded, otel
+from _otel_apps import ReadingAgent, Steps, build, run_acp
 from a2a_fixtures.harness import BASE, in_process, make_card
-from test_telemetry_acp_a2a import ReadingAgent, Steps, run_acp
-from test_telemetry_mcp import build
 
 from a2a_layer import A2AClient, A2AServer
 from mcp_layer import connect
