@@ -82,16 +82,16 @@ async def _connection(mode: str, transport: str) -> AsyncIterator[Any]:
     target: Any = _server()
     if transport == "stdio":
         target = [sys.executable, "-m", "bench.otel_overhead", "--serve"]
-    saved = _telemetry._otel_module
+    saved = _telemetry._otel_installed
     if mode == "absent":
-        _telemetry._otel_module = None  # what `instrument` finds without opentelemetry
+        _telemetry._otel_installed = False  # what `instrument` finds without opentelemetry
     os.environ[_MODE_VARIABLE] = mode  # for the stdio child
     try:
         # Both peers exist once the handshake is answered (the in-memory server's too).
         opening = connect(target)
         client = await opening.__aenter__()
     finally:
-        _telemetry._otel_module = saved
+        _telemetry._otel_installed = saved
     try:
         yield client
     finally:
@@ -114,11 +114,8 @@ async def _block(client: Any, in_flight: int, calls: int) -> float:
 
 
 async def _measure_row(transport: str, in_flight: int, rounds: int, block: int) -> list[float]:
-    from jsonrpc_core import _telemetry
     from jsonrpc_core._telemetry_otel import use_providers
 
-    # Load the instrumentation, as the first peer with conventions would.
-    _telemetry.instrument(_telemetry.TelemetryConventions("client"))
     providers = _sdk_providers(set_globally=False)
     rates: dict[str, list[float]] = {mode: [] for mode in MODES}
     async with AsyncExitStack() as stack:

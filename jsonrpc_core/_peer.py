@@ -764,7 +764,7 @@ class Peer:
         telemetry = self._telemetry
         try:
             async for item in results:
-                if telemetry is not None:
+                if telemetry is not None and telemetry.live():
                     telemetry.stream_item_sent(method, item)
                 await self.stream.send(Response(request_id, item), related_request_id=request_id)
         except _CLOSED_ERRORS:
@@ -775,7 +775,7 @@ class Peer:
             if error is None:
                 logger.exception("%s: streaming handler failed", self.name)
                 error = InternalError("Internal error while streaming results")
-            if telemetry is not None:
+            if telemetry is not None and telemetry.live():
                 telemetry.record_error(error)
             await self._send_quietly(ErrorResponse(request_id, error), request_id)
         finally:

@@ -9,10 +9,11 @@ OpenTelemetry tracer and meter providers.
 
 Rules this module keeps:
 
-1. Nothing here imports ``opentelemetry``. `instrument` imports the half that does
-   (``_telemetry_otel``) the first time a peer with conventions is built, and only if
-   ``opentelemetry-api`` is importable; otherwise every peer's hook is ``None`` and the
-   cost per message is that one ``None`` test.
+1. Nothing here imports ``opentelemetry``. Without it installed every peer's hook is
+   ``None`` and the cost per message is that one ``None`` test. With it, a peer's
+   `TelemetryHook` imports the half that uses it (``_telemetry_otel``) only once
+   someone else has imported ``opentelemetry.trace`` (which configuring a provider
+   does); until then its `live` check is one ``sys.modules`` lookup.
 2. Conventions see params as parsed JSON (a dict, a list or ``None``), never a model,
    and must not raise for a shape they do not expect (a peer's params are not
    validated yet when a SERVER span starts): they return fewer attributes.
@@ -21,6 +22,8 @@ Rules this module keeps:
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from collections.abc import Hashable, Mapping
 from typing import Any, Literal
 
@@ -31,6 +34,7 @@ __all__ = [
     "AttributeValue",
     "Attributes",
     "TelemetryConventions",
+    "TelemetryHook",
     "as_json",
     "field",
     "instrument",
@@ -40,8 +44,9 @@ __all__ = [
 AttributeValue = str | bool | int | float
 Attributes = dict[str, AttributeValue]
 
-_UNKNOWN: Any = object()
-_otel_module: Any = _UNKNOWN
+_otel_installed: bool | None = None
+_otel_module: Any = None
+_modules = sys.modules
 
 
 class TelemetryConventions:
@@ -117,23 +122,62 @@ def instrument(
     stream: Any = None,
     *,
     network_transport: str | None = None,
-) -> Any:
+) -> TelemetryHook | None:
     """The telemetry hook of one peer, or ``None`` when there is nothing to record:
-    no conventions, or ``opentelemetry-api`` not importable. ``network_transport``
+    no conventions, or ``opentelemetry-api`` not installed. ``network_transport``
     (``pipe``, ``tcp``) is told by ``stream``'s kind unless given."""
-    global _otel_module
+    global _otel_installed
     if conventions is None:
         return None
-    if _otel_module is _UNKNOWN:
+    if _otel_installed is None:
         try:
-            from . import _telemetry_otel
-        except ImportError:
-            _otel_module = None
-        else:
-            _otel_module = _telemetry_otel
-    if _otel_module is None:
+            _otel_installed = importlib.util.find_spec("opentelemetry") is not None
+        except (ImportError, ValueError):
+            _otel_installed = False
+    if not _otel_installed:
         return None
-    return _otel_module.PeerTelemetry(conventions, stream, network_transport)
+    return TelemetryHook(conventions, stream, network_transport)
+
+
+class TelemetryHook:
+    """One peer's telemetry, loaded the first time it has anything to record.
+
+    Nobody can have configured a tracer or meter provider before ``opentelemetry.trace``
+    was imported, so until then `live` is one lookup in ``sys.modules`` and nothing of
+    OpenTelemetry is imported (importing it scans the installed distributions' entry
+    points: tens of milliseconds at a command's start). After that, the instrumentation
+    (``_telemetry_otel.PeerTelemetry``) answers, and every other attribute is its own:
+    use them only once `live` said ``True``.
+    """
+
+    __slots__ = ("_impl", "conventions", "message_stream", "network_transport")
+
+    def __init__(
+        self, conventions: TelemetryConventions, stream: Any, network_transport: str | None
+    ) -> None:
+        self.conventions = conventions
+        self.message_stream = stream
+        self.network_transport = network_transport
+        self._impl: Any = None
+
+    def live(self) -> bool:
+        """Whether anything is to be recorded now (a provider is set)."""
+        impl = self._impl
+        if impl is None:
+            if "opentelemetry.trace" not in _modules:
+                return False
+            global _otel_module
+            if _otel_module is None:
+                from . import _telemetry_otel
+
+                _otel_module = _telemetry_otel
+            impl = self._impl = _otel_module.PeerTelemetry(
+                self.conventions, self.message_stream, self.network_transport
+            )
+        return impl.live()  # type: ignore[no-any-return]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._impl, name)
 
 
 def as_json(value: Any) -> Any:
