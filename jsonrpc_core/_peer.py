@@ -14,6 +14,10 @@ Rules this module keeps:
    read, even while every handler slot waits for a call back to the other side.
 4. When the connection ends, every pending outgoing request fails at once with
    `ConnectionClosed`; handlers already running are allowed to finish.
+5. With a layer's telemetry conventions (and ``opentelemetry`` configured), every
+   request and notification sent is a CLIENT span and every one handled a SERVER span
+   (`_telemetry`); each traced path sits behind ``telemetry is not None and
+   telemetry.live()``, so a peer without it pays one ``None`` test per message.
 """
 
 from __future__ import annotations
