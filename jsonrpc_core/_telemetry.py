@@ -150,7 +150,7 @@ class TelemetryHook:
     use them only once `live` said ``True``.
     """
 
-    __slots__ = ("_impl", "conventions", "message_stream", "network_transport")
+    __slots__ = ("_impl", "_providers", "conventions", "message_stream", "network_transport")
 
     def __init__(
         self, conventions: TelemetryConventions, stream: Any, network_transport: str | None
@@ -159,11 +159,12 @@ class TelemetryHook:
         self.message_stream = stream
         self.network_transport = network_transport
         self._impl: Any = None
+        self._providers: Any = None
 
     def live(self) -> bool:
         """Whether anything is to be recorded now (a provider is set)."""
-        impl = self._impl
-        if impl is None:
+        providers = self._providers
+        if providers is None:
             if "opentelemetry.trace" not in _modules:
                 return False
             global _otel_module
@@ -171,10 +172,11 @@ class TelemetryHook:
                 from . import _telemetry_otel
 
                 _otel_module = _telemetry_otel
-            impl = self._impl = _otel_module.PeerTelemetry(
+            self._impl = _otel_module.PeerTelemetry(
                 self.conventions, self.message_stream, self.network_transport
             )
-        return impl.live()  # type: ignore[no-any-return]
+            providers = self._providers = _otel_module.providers
+        return providers.on or providers.check()  # type: ignore[no-any-return]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._impl, name)

@@ -31,7 +31,7 @@ from opentelemetry.trace import Span, SpanKind, Status, StatusCode
 from ._errors import JsonRpcError
 from ._telemetry import Attributes, TelemetryConventions, as_json
 
-__all__ = ["Operation", "PeerTelemetry", "use_providers"]
+__all__ = ["Operation", "PeerTelemetry", "providers", "use_providers"]
 
 _SCOPE = "rpcweave"
 _CLIENT = SpanKind.CLIENT
@@ -60,8 +60,14 @@ class _Providers:
 
     def check(self) -> bool:
         """Whether any provider is set now (and from now on)."""
-        if self.tracer_provider is None and self.meter_provider is None and not _globals_set():
-            return False
+        if self.tracer_provider is None and self.meter_provider is None:
+            if _fast_globals:
+                # The API's own globals: two attribute reads, where
+                # `get_tracer_provider()` also consults the environment on every call.
+                if _trace_api._TRACER_PROVIDER is None and _metrics_api._METER_PROVIDER is None:
+                    return False
+            elif not _globals_set():
+                return False
         self.on = True
         return True
 
@@ -98,22 +104,20 @@ class _Providers:
 
 
 _providers = _Providers()
+providers = _providers
+"""The providers every peer records through (`TelemetryHook.live` reads them)."""
 
+_trace_api: Any = trace
 _metrics_api: Any = getattr(metrics, "_internal", None)
-if hasattr(trace, "_TRACER_PROVIDER") and hasattr(_metrics_api, "_METER_PROVIDER"):
-    _trace_api: Any = trace
+_fast_globals = hasattr(trace, "_TRACER_PROVIDER") and hasattr(_metrics_api, "_METER_PROVIDER")
 
-    def _globals_set() -> bool:
-        # The API's own globals: two attribute reads, where `get_tracer_provider()`
-        # also consults the environment on every call.
-        return _trace_api._TRACER_PROVIDER is not None or _metrics_api._METER_PROVIDER is not None
 
-else:  # an API release that keeps them elsewhere: the public (slower) way
-
-    def _globals_set() -> bool:
-        return not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider) or not (
-            type(metrics.get_meter_provider()).__name__.startswith("_Proxy")
-        )
+def _globals_set() -> bool:
+    """Whether a global provider is set, the public (slower) way: for an API release
+    that keeps its globals elsewhere."""
+    if not isinstance(trace.get_tracer_provider(), trace.ProxyTracerProvider):
+        return True
+    return not type(metrics.get_meter_provider()).__name__.startswith("_Proxy")
 
 
 def use_providers(tracer_provider: Any = None, meter_provider: Any = None) -> None:
