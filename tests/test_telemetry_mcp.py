@@ -15,7 +15,7 @@ from opentelemetry.trace import SpanKind, StatusCode
 
 from jsonrpc_core import ConnectionClosed, InvalidParams, MethodRegistry, Peer, memory_pair
 from jsonrpc_core.testing import StreamingASGITransport
-from mcp_layer import ClientSession, MCPServer, connect
+from mcp_layer import ClientSession, Context, MCPServer, connect
 
 pytestmark = pytest.mark.anyio
 
@@ -144,6 +144,24 @@ async def test_a_server_to_client_request_continues_the_server_span(otel: Record
     assert child_of(asked, handler)
     # ... and the client's handling of it continues that span.
     assert child_of(otel.span("sampling/createMessage", SERVER), asked)
+
+
+async def test_an_elicitation_continues_the_tool_call_that_asked(otel: Recorded) -> None:
+    server = MCPServer("asking", "1.0")
+
+    @server.tool()
+    async def ask_user(ctx: Context) -> str:
+        answer = await ctx.elicit("Your name?", {"type": "object", "properties": {}})
+        return answer.action
+
+    def accept(params: Any) -> dict[str, Any]:
+        return {"action": "accept", "content": {}}
+
+    async with connect(server, elicitation=accept) as client:
+        assert (await client.call_tool("ask_user")).content[0].text == "accept"  # type: ignore[union-attr]
+    asked = otel.span("elicitation/create", CLIENT)
+    assert child_of(asked, otel.span("tools/call ask_user", SERVER))
+    assert child_of(otel.span("elicitation/create", SERVER), asked)
 
 
 async def test_over_http_spans_carry_the_session_and_tcp(otel: Recorded) -> None:
