@@ -27,6 +27,7 @@ from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
 from ._http_binding import http_request_for
 from ._methods import METHODS_V10
+from ._telemetry import A2A_CLIENT_TELEMETRY, rest_client_telemetry
 from .types import A2AModel, StreamResponse
 
 __all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
@@ -98,6 +99,7 @@ class JsonRpcClientTransport(ClientTransport):
             remote="agent",
             transport="http",
             timeout=timeout,
+            telemetry=A2A_CLIENT_TELEMETRY,
         )
 
     async def aclose(self) -> None:
@@ -142,9 +144,15 @@ class RestClientTransport(ClientTransport):
         self.url = url.rstrip("/")
         self.headers = {**dict(headers or {}), "A2A-Version": "1.0"}
 
-    def _request(self, method: str, params: A2AModel, accept: str) -> httpx.Request:
+    def _request(
+        self,
+        method: str,
+        params: A2AModel,
+        accept: str,
+        extra_headers: Mapping[str, str] | None = None,
+    ) -> httpx.Request:
         spec = http_request_for(method, params)
-        headers = {**self.headers, "accept": accept}
+        headers = {**self.headers, **(extra_headers or {}), "accept": accept}
         content = None
         if spec.body is not None:
             headers["content-type"] = "application/a2a+json"
@@ -158,13 +166,25 @@ class RestClientTransport(ClientTransport):
         )
 
     async def call(self, method: str, params: A2AModel) -> Any:
-        if self.timeout is None:
-            return await self._call(method, params)
-        with Deadline(self.timeout, self.url, method):
-            return await self._call(method, params)
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            return await telemetry.call(
+                method, params, None, lambda _, headers: self._bounded_call(method, params, headers)
+            )
+        return await self._bounded_call(method, params)
 
-    async def _call(self, method: str, params: A2AModel) -> Any:
-        request = self._request(method, params, "application/a2a+json, application/json")
+    async def _bounded_call(
+        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
+    ) -> Any:
+        if self.timeout is None:
+            return await self._call(method, params, headers)
+        with Deadline(self.timeout, self.url, method):
+            return await self._call(method, params, headers)
+
+    async def _call(
+        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
+    ) -> Any:
+        request = self._request(method, params, "application/a2a+json, application/json", headers)
         try:
             response = await self._client.send(request, stream=True)
             try:
@@ -178,8 +198,18 @@ class RestClientTransport(ClientTransport):
             raise _http_error(response.status_code, body)
         return METHODS_V10[method].validate_result(body)
 
-    async def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
-        request = self._request(method, params, "text/event-stream")
+    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            return telemetry.stream(  # type: ignore[no-any-return]
+                method, params, None, lambda _, headers: self._stream(method, params, headers)
+            )
+        return self._stream(method, params)
+
+    async def _stream(
+        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
+    ) -> AsyncGenerator[StreamResponse, None]:
+        request = self._request(method, params, "text/event-stream", headers)
         deadline = Deadline(self.timeout, self.url, method)  # lifted at the first event
         try:
             with deadline:
@@ -215,6 +245,7 @@ class RestClientTransport(ClientTransport):
 def _http_error(status: int, body: Any) -> Exception:
     """An A2A error for an HTTP+JSON error answer; 401 and 403 are transport errors."""
     error = error_from_http(status, body)
+    error.received = True  # the server's answer (as `HTTPCaller` marks the errors it reads)
     if status in (401, 403):
         return HTTPStatusError(status, error.message, error)
     return error

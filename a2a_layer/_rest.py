@@ -37,6 +37,7 @@ from ._methods import (
 )
 from ._rpc import EXTENSIONS_HEADER, ServiceParameters, operations
 from ._service import A2AService
+from ._telemetry import traced_rest_operation
 from .types import AgentCard
 
 __all__ = ["A2A_JSON", "rest_routes"]
@@ -84,7 +85,14 @@ def rest_routes(
                     raise ParseError("Invalid JSON payload") from None
             raw = params_from_http(route, path_vars, request.query, body)
             model = METHODS_V10[route.method].validate_params(raw)
-            result = await ops[route.method](model, params.call_info(request.info))
+            info = params.call_info(request.info)
+            result = await traced_rest_operation(
+                route.method,
+                raw,
+                request.info,
+                lambda: ops[route.method](model, info),
+                route.method in STREAMING_METHODS,
+            )
         except HTTPError as exc:  # authentication
             status = "UNAUTHENTICATED" if exc.status == 401 else "PERMISSION_DENIED"
             body_obj = {"error": {"code": exc.status, "status": status, "message": exc.message}}

@@ -38,6 +38,7 @@ from ._rpc import STREAMED_METHOD_NAMES, build_registry, response_headers, valid
 from ._runtime import TaskRuntime
 from ._service import A2AService, ExtendedCardProvider
 from ._store import InMemoryTaskStore, TaskStore, principal_owner
+from ._telemetry import A2A_SERVER_TELEMETRY
 from .types import AgentCard, AgentInterface, ProtocolBinding
 
 if TYPE_CHECKING:
@@ -217,6 +218,7 @@ class A2AServer:
             name="a2a-server",
             errors=A2A_ERRORS,
             max_concurrency=self.max_concurrency,
+            telemetry=A2A_SERVER_TELEMETRY,
         )
         await peer.run()
 

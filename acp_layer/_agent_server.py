@@ -53,6 +53,7 @@ from ._rpc import (
     serving,
     stop_serving,
 )
+from ._telemetry import ACP_AGENT_TELEMETRY
 
 __all__ = ["run_agent_stdio", "serve_agent"]
 
@@ -334,6 +335,7 @@ async def serve_agent(
             max_concurrency=max_concurrency,
             on_outgoing_cancel=cancel_request_message,
             errors=ACP_ERRORS,
+            telemetry=ACP_AGENT_TELEMETRY,
         )
         conn = AgentConnection(peer, task_group)
         if isinstance(agent, Agent):

@@ -30,6 +30,7 @@ from ._client_connection import ClientConnection
 from ._client_server import ClientServer
 from ._errors import ACP_ERRORS
 from ._rpc import cancel_request_message
+from ._telemetry import ACP_CLIENT_TELEMETRY
 
 __all__ = ["connect_agent", "spawn_agent"]
 
@@ -64,6 +65,7 @@ async def connect_agent(
             request_timeout=request_timeout,
             on_outgoing_cancel=cancel_request_message,
             errors=ACP_ERRORS,
+            telemetry=ACP_CLIENT_TELEMETRY,
         )
         conn = ClientConnection(client, peer, task_group)
         conn.terminal_auth = terminal_auth

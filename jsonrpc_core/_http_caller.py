@@ -34,6 +34,7 @@ from ._errors import (
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_client import HTTPStatusError
 from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
+from ._telemetry import TelemetryConventions, instrument
 from ._wire import ErrorResponse, InvalidMessage, Request, RequestId, Response, encode, parse
 
 if TYPE_CHECKING:
@@ -90,8 +91,11 @@ class HTTPCaller:
         remote: str = "server",
         transport: str = "http",
         timeout: float | None = None,
+        telemetry: TelemetryConventions | None = None,
     ) -> None:
         self.url = url
+        # The OpenTelemetry hook (``None`` without conventions or without the API).
+        self._telemetry = instrument(telemetry, network_transport="tcp")
         self.timeout = timeout
         self.errors = errors
         self.max_event_size = max_event_size
@@ -124,13 +128,41 @@ class HTTPCaller:
         is raised), e.g. a result model's ``validate_python``. The whole call is bounded
         by ``timeout``.
         """
-        if self.timeout is None:
-            return await self._call(method, params, validate)
-        with Deadline(self.timeout, self.url, method):
-            return await self._call(method, params, validate)
+        telemetry = self._telemetry
+        if telemetry is not None and telemetry.live():
+            request_id = self._new_id()
+            return await telemetry.call(
+                method,
+                params,
+                request_id,
+                lambda traced, headers: self._bounded_call(
+                    method, traced, validate, request_id, headers
+                ),
+            )
+        return await self._bounded_call(method, params, validate)
 
-    async def _call(self, method: str, params: Any, validate: Callable[[Any], Any] | None) -> Any:
-        request_id, response = await self._post(method, params)
+    async def _bounded_call(
+        self,
+        method: str,
+        params: Any,
+        validate: Callable[[Any], Any] | None,
+        request_id: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        if self.timeout is None:
+            return await self._call(method, params, validate, request_id, headers)
+        with Deadline(self.timeout, self.url, method):
+            return await self._call(method, params, validate, request_id, headers)
+
+    async def _call(
+        self,
+        method: str,
+        params: Any,
+        validate: Callable[[Any], Any] | None,
+        given_id: int | None,
+        headers: dict[str, str] | None,
+    ) -> Any:
+        request_id, response = await self._post(method, params, given_id, headers)
         answer: Response | ErrorResponse | None = None
         try:
             tapped = self._tap is not None
@@ -178,7 +210,7 @@ class HTTPCaller:
         assert isinstance(answer, ErrorResponse)
         raise self._received_error(answer.error)
 
-    async def stream(
+    def stream(
         self, method: str, params: Any = None, validate: Callable[[Any], Any] | None = None
     ) -> AsyncGenerator[Any, None]:
         """Call a method answered with a stream of results; each one, through
@@ -190,9 +222,28 @@ class HTTPCaller:
         event id (a reconnection this caller does not make), raises `TransportError`.
         ``timeout`` bounds the call until its first result.
         """
+        telemetry = self._telemetry
+        if telemetry is not None and telemetry.live():
+            request_id = self._new_id()
+            return telemetry.stream(  # type: ignore[no-any-return]
+                method,
+                params,
+                request_id,
+                lambda traced, headers: self._stream(method, traced, validate, request_id, headers),
+            )
+        return self._stream(method, params, validate)
+
+    async def _stream(
+        self,
+        method: str,
+        params: Any,
+        validate: Callable[[Any], Any] | None,
+        given_id: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> AsyncGenerator[Any, None]:
         deadline = Deadline(self.timeout, self.url, method)
         with deadline:
-            request_id, response = await self._post(method, params)
+            request_id, response = await self._post(method, params, given_id, headers)
         try:
             if not self._is_sse(response):
                 with deadline:
@@ -239,21 +290,38 @@ class HTTPCaller:
         finally:
             await response.aclose()
 
-    async def _post(self, method: str, params: Any) -> tuple[int, httpx.Response]:
-        """POST one request; its id and the response, 2xx with a JSON or SSE body
-        (any other answer raises, as the server's error when the body carries it)."""
-        if self.closed:
-            raise ConnectionClosed("Connection closed: connection closed")
+    def _new_id(self) -> int:
         request_id = self._next_id
         self._next_id += 1
+        return request_id
+
+    async def _post(
+        self,
+        method: str,
+        params: Any,
+        request_id: int | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> tuple[int, httpx.Response]:
+        """POST one request (as ``request_id``, else a new id; with the caller's headers
+        and ``headers``); its id and the response, 2xx with a JSON or SSE body (any
+        other answer raises, as the server's error when the body carries it)."""
+        if self.closed:
+            raise ConnectionClosed("Connection closed: connection closed")
+        if request_id is None:
+            request_id = self._next_id
+            self._next_id += 1
         message = Request(request_id, method, params)
         if self._tap is not None:
             self._tap.record_message(
                 "send", message, local=self._local, remote=self._remote, transport=self._transport
             )
         client = self._client
+        all_headers = self._headers
+        if headers:
+            all_headers = all_headers.copy()
+            all_headers.update(headers)
         request = client.build_request(
-            "POST", self._url, content=encode(message), headers=self._headers
+            "POST", self._url, content=encode(message), headers=all_headers
         )
         try:
             response = await client.send(request, stream=True)

@@ -14,6 +14,10 @@ Rules this module keeps:
    read, even while every handler slot waits for a call back to the other side.
 4. When the connection ends, every pending outgoing request fails at once with
    `ConnectionClosed`; handlers already running are allowed to finish.
+5. With a layer's telemetry conventions (and ``opentelemetry`` configured), every
+   request and notification sent is a CLIENT span and every one handled a SERVER span
+   (`_telemetry`); each traced path sits behind ``telemetry is not None and
+   telemetry.live()``, so a peer without it pays one ``None`` test per message.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import asyncio
 import inspect
 import logging
 import sys
+import time
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from inspect import isawaitable
@@ -48,6 +53,7 @@ from ._errors import (
     TransportError,
 )
 from ._methods import MethodRegistry, NotificationType, RequestType
+from ._telemetry import TelemetryConventions, instrument
 from ._transport import Flag, MessageStream, Received, _Queue
 from ._wire import (
     ErrorResponse,
@@ -152,8 +158,12 @@ class Peer:
         on_outgoing_cancel: CancelHook | None = None,
         request_filter: RequestFilter | None = None,
         errors: ErrorTable = STANDARD_ERRORS,
+        telemetry: TelemetryConventions | None = None,
     ) -> None:
         self.stream = stream
+        # The OpenTelemetry hook (``None`` without conventions or without the API):
+        # every traced path below is behind one ``None`` test and `live()`.
+        self._telemetry = instrument(telemetry, stream)
         self.errors = errors
         self.registry = registry if registry is not None else MethodRegistry()
         self.name = name
@@ -205,6 +215,7 @@ class Peer:
 
     async def run(self) -> None:
         """Serve until the other side closes the connection (or ``aclose``)."""
+        started = time.perf_counter()
         try:
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
@@ -229,6 +240,9 @@ class Peer:
                 except (*_CLOSED_ERRORS, OSError, TransportError):
                     pass
             self._finished.set()
+            telemetry = self._telemetry
+            if telemetry is not None and telemetry.live():
+                telemetry.session_ended(started)
 
     async def wait_closed(self) -> None:
         """Wait until the peer has stopped serving."""
@@ -317,6 +331,24 @@ class Peer:
         if request_id is None:
             request_id = self._next_id
             self._next_id += 1
+        telemetry = self._telemetry
+        if telemetry is not None and telemetry.live():
+            return await telemetry.call(
+                name,
+                params,
+                request_id,
+                lambda traced, _: self._request(descriptor, name, traced, timeout, request_id),
+            )
+        return await self._request(descriptor, name, params, timeout, request_id)
+
+    async def _request(
+        self,
+        descriptor: RequestType[Any, Any] | None,
+        name: str,
+        params: Any,
+        timeout: float | None,
+        request_id: RequestId,
+    ) -> Any:
         slot = _Pending()
         self._pending[request_id] = slot
         message = Request(request_id, name, params)
@@ -356,10 +388,22 @@ class Peer:
         if self._closed:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}")
         name = method.method if isinstance(method, NotificationType) else method
+        telemetry = self._telemetry
+        if telemetry is not None and telemetry.live():
+            await telemetry.notify(name, params, lambda traced: self._notify(name, traced))
+            return
         current = _current_request.get()
         related = current[1] if current is not None and current[0] is self else None
         try:
             await self.stream.send(Notification(name, params), related_request_id=related)
+        except _CLOSED_ERRORS as exc:
+            raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
+
+    async def _notify(self, name: str, params: Any) -> None:
+        try:
+            await self.stream.send(
+                Notification(name, params), related_request_id=self._related_id()
+            )
         except _CLOSED_ERRORS as exc:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}") from exc
 
@@ -389,6 +433,31 @@ class Peer:
             raise ConnectionClosed(f"Connection closed: {self._close_reason}")
         request_id = self._next_id
         self._next_id += 1
+
+        def results(traced: Any, _headers: Any = None) -> AsyncGenerator[Any, None]:
+            return self._results_of(descriptor, name, traced, request_id, max_buffered)
+
+        telemetry = self._telemetry
+        streamed: AsyncGenerator[Any, None]
+        if telemetry is not None and telemetry.live():
+            streamed = telemetry.stream(name, params, request_id, results)
+        else:
+            streamed = results(params)
+        try:
+            async for item in streamed:
+                yield item
+        finally:
+            # Leaving the loop early closes the request's stream (abandoning it) now.
+            await streamed.aclose()
+
+    async def _results_of(
+        self,
+        descriptor: RequestType[Any, Any] | None,
+        name: str,
+        params: Any,
+        request_id: RequestId,
+        max_buffered: int,
+    ) -> AsyncGenerator[Any, None]:
         send, receive = anyio.create_memory_object_stream[Response | ErrorResponse](max_buffered)
         self._result_streams[request_id] = send
         finished = False
@@ -648,11 +717,26 @@ class Peer:
                     request, info, scope = await receive()
                 except (anyio.EndOfStream, anyio.ClosedResourceError):
                     return
-                response = await self._call_handler(request, info, scope)
+                telemetry = self._telemetry
+                if telemetry is not None and telemetry.live():
+                    response = await self._traced_handler(telemetry, request, info, scope)
+                else:
+                    response = await self._call_handler(request, info, scope)
                 if response is not None:
                     await self._send_response(response)
         finally:
             self._workers -= 1
+
+    def _traced_handler(
+        self, telemetry: Any, request: Request, info: Any, scope: anyio.CancelScope
+    ) -> Awaitable[Message | None]:
+        return telemetry.serve(  # type: ignore[no-any-return]
+            request.method,
+            request.params,
+            request.id,
+            info,
+            lambda: self._call_handler(request, info, scope),
+        )
 
     async def _call_handler(
         self, request: Request, info: Any, scope: anyio.CancelScope
@@ -664,7 +748,7 @@ class Peer:
             with scope:
                 result = await self._invoke(request, ctx)
                 if isinstance(result, AsyncIterator):
-                    await self._stream_results(request_id, result)
+                    await self._stream_results(request_id, result, request.method)
                     return None
                 return Response(request_id, result)
         except Exception as exc:
@@ -682,7 +766,7 @@ class Peer:
         return ErrorResponse(request_id, RequestCancelled()) if self.answer_cancelled else None
 
     async def _stream_results(
-        self, request_id: RequestId | None, results: AsyncIterator[Any]
+        self, request_id: RequestId | None, results: AsyncIterator[Any], method: str
     ) -> None:
         """Send each result of a streaming handler as a response to the same request."""
         end_results = getattr(self.stream, "end_results", None)
@@ -691,8 +775,11 @@ class Peer:
             if aclose is not None:
                 await aclose()
             raise InternalError("Internal error: this transport cannot stream results")
+        telemetry = self._telemetry
         try:
             async for item in results:
+                if telemetry is not None and telemetry.live():
+                    telemetry.stream_item_sent(method, item)
                 await self.stream.send(Response(request_id, item), related_request_id=request_id)
         except _CLOSED_ERRORS:
             # The transport has nobody left to deliver this stream to: stop producing.
@@ -702,6 +789,8 @@ class Peer:
             if error is None:
                 logger.exception("%s: streaming handler failed", self.name)
                 error = InternalError("Internal error while streaming results")
+            if telemetry is not None and telemetry.live():
+                telemetry.record_error(error)
             await self._send_quietly(ErrorResponse(request_id, error), request_id)
         finally:
             with anyio.CancelScope(shield=True):
@@ -751,9 +840,16 @@ class Peer:
         if outcome is not None:
             await self._finish_notification(note, outcome)
 
-    def _start_notification(self, note: Notification, info: Any) -> Awaitable[Any] | None:
+    def _start_notification(
+        self, note: Notification, info: Any, traced: bool = False
+    ) -> Awaitable[Any] | None:
         """Call the notification's handler; what is left to await of it, if anything
-        (a failure is logged here, or by `_finish_notification` when awaited)."""
+        (a failure is logged here, or by `_finish_notification` when awaited).
+        ``traced``: its telemetry is already under way."""
+        if not traced:
+            telemetry = self._telemetry
+            if telemetry is not None and telemetry.live():
+                return self._traced_notification(telemetry, note, info)
         method = note.method
         raw = note.params
         try:
@@ -773,6 +869,17 @@ class Peer:
         except Exception:
             logger.exception("%s: notification handler for %r failed", self.name, method)
         return None
+
+    async def _traced_notification(self, telemetry: Any, note: Notification, info: Any) -> None:
+        async def handle() -> None:
+            outcome = self._start_notification(note, info, traced=True)
+            if outcome is not None:
+                await self._finish_notification(note, outcome)
+
+        if telemetry.chunk_received(note.method, note.params):
+            await handle()  # an event on its request's span, not a span of its own
+        else:
+            await telemetry.serve(note.method, note.params, None, info, handle)
 
     async def _finish_notification(self, note: Notification, outcome: Awaitable[Any]) -> None:
         try:
@@ -810,7 +917,11 @@ class Peer:
         answers: list[Message | None] = [None] * len(requests)
 
         async def serve(index: int, request: Request, scope: anyio.CancelScope) -> None:
-            answers[index] = await self._call_handler(request, info, scope)
+            telemetry = self._telemetry
+            if telemetry is not None and telemetry.live():
+                answers[index] = await self._traced_handler(telemetry, request, info, scope)
+            else:
+                answers[index] = await self._call_handler(request, info, scope)
 
         async with anyio.create_task_group() as task_group:
             for index, request in enumerate(requests):

@@ -98,6 +98,7 @@ from ._methods import (
     TOOLS_CALL,
     TOOLS_LIST,
 )
+from ._telemetry import MCP_CLIENT_TELEMETRY
 from .types import (
     CLIENT_CAPABILITIES_META_KEY,
     CLIENT_INFO_META_KEY,
@@ -280,6 +281,7 @@ class ClientSession:
             self._registry(),
             name="mcp-client",
             errors=MCP_ERRORS,
+            telemetry=MCP_CLIENT_TELEMETRY,
             answer_cancelled=False,
             on_outgoing_cancel=self._cancel_notification,
             request_timeout=request_timeout,

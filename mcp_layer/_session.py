@@ -84,6 +84,7 @@ from ._results import (
     to_prompt_result,
     to_resource_contents,
 )
+from ._telemetry import MCP_SERVER_TELEMETRY
 from .types import (
     LATEST_PROTOCOL_VERSION,
     LOGGING_LEVELS,
@@ -229,6 +230,7 @@ class ServerSession:
             self.registry,
             name=f"mcp-server:{self.server.name}",
             errors=MCP_ERRORS,
+            telemetry=MCP_SERVER_TELEMETRY,
             answer_cancelled=False,
             on_outgoing_cancel=_cancel_notification,
             request_filter=self._gate,

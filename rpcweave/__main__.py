@@ -80,6 +80,12 @@ def build_parser() -> argparse.ArgumentParser:
         choices=["mcp", "acp", "a2a", "jsonrpc"],
         help="run only this flow (repeat for several)",
     )
+    demo.add_argument(
+        "--otel",
+        action="store_true",
+        help="instead, run one ACP prompt turn that calls an MCP tool and an A2A agent, "
+        "traced with the OpenTelemetry SDK, and print the trace as a tree",
+    )
     add_common_options(demo, timeout=False, verbose=False)
     return parser
 
@@ -92,6 +98,10 @@ def _dispatch(args: argparse.Namespace, command: list[str]) -> int:
 
         if command:
             raise CLIError("demo takes no command after --", status=2)
+        if args.otel:
+            from ._demo_otel import run_otel_demo
+
+            return run_otel_demo()
         return run_demo(
             output=args.output,
             trace=args.trace,
