@@ -437,9 +437,10 @@ class ServerSession:
         self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
     ) -> ListToolsResult | dict[str, Any]:
         page, next_cursor = self.server.page(list(self.server.tools.values()), params.cursor)
-        tools = [entry.tool for entry in page]
         if scope.modern:  # `complete_result` fills in the model
-            return ListToolsResult(tools=tools, next_cursor=next_cursor)
+            return ListToolsResult(tools=[entry.tool for entry in page], next_cursor=next_cursor)
+        # A handshake-era tool declares its task support in `execution` (2025-11-25).
+        tools = [entry.handshake_tool or entry.tool for entry in page]
         # A handshake-era result is written as `ListToolsResult` would be (the same members
         # in the same order, each `Tool` by its own serializer) without building that
         # model, whose validator and serializer would hold one more copy of `Tool`'s.
@@ -463,6 +464,12 @@ class ServerSession:
             )
             if task_result is not None:
                 return task_result
+        elif tasks is not None:
+            from ._tasks_legacy import start_task  # 2025-11-25 tasks: loaded on first use
+
+            created = await start_task(tasks, self, entry, params, ctx, scope)
+            if created is not None:
+                return created
         # A handshake-era result goes out as it is (`complete_result` is for 2026 ones),
         # so a plain one may be its wire form.
         return await self.run_tool(entry, params, ctx, scope, inputs, wire=not scope.modern)
