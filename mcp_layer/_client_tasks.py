@@ -26,6 +26,7 @@ Rules:
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -43,6 +44,8 @@ __all__ = ["CANCEL_TIMEOUT", "TaskCancelled", "TaskStatusCallback", "follow_task
 
 TaskStatusCallback = Callable[[Task], Awaitable[None] | None]
 """Receives each new state of a task (`Task`: status, status message, timestamps)."""
+
+logger = logging.getLogger("mcp_layer.client")
 
 CANCEL_TIMEOUT = 5.0
 """How long an abandoned task's ``tasks/cancel`` may take."""
@@ -148,23 +151,33 @@ async def _result_while_polling(
     client: ClientSession, watch: _Watch, timeout: float | None
 ) -> dict[str, Any]:
     outcome: list[Any] = []
+    failure: list[Exception] = []
     async with anyio.create_task_group() as task_group:
         if not watch.task.is_terminal:
 
             async def keep_polling() -> None:
-                while not watch.task.is_terminal:
-                    await _poll(client, watch, timeout)
+                try:
+                    while not watch.task.is_terminal:
+                        await _poll(client, watch, timeout)
+                except Exception:  # status updates only: tasks/result decides the outcome
+                    logger.debug("tasks/get failed while tasks/result waits", exc_info=True)
 
             task_group.start_soon(keep_polling)
         # tasks/result blocks until the task ends, by design: no deadline of its own
-        # unless the caller gave one.
-        payload = await client.peer.request(
-            "tasks/result",
-            {"taskId": watch.task.task_id},
-            timeout=timeout if timeout is not None else math.inf,
-        )
-        outcome.append(payload)
+        # unless the caller gave one. Its failure is raised bare, not in a group.
+        try:
+            outcome.append(
+                await client.peer.request(
+                    "tasks/result",
+                    {"taskId": watch.task.task_id},
+                    timeout=timeout if timeout is not None else math.inf,
+                )
+            )
+        except Exception as exc:
+            failure.append(exc)
         task_group.cancel_scope.cancel()
+    if failure:
+        raise failure[0]
     raw = outcome[0]
     if not isinstance(raw, dict):
         raise ResultValidationError("tasks/result: the result is not an object")
