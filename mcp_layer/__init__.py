@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from . import types
     from ._client import ClientSession, InputRoundsExceeded, ProtocolVersionError
+    from ._client_tasks import TaskCancelled
     from ._connect import connect, connect_http, connect_memory, connect_sse, connect_stdio
     from ._context import Context, InputRequest
     from ._errors import (
@@ -47,6 +48,7 @@ _LAZY: dict[str, str] = {
     "ClientSession": "_client",
     "InputRoundsExceeded": "_client",
     "ProtocolVersionError": "_client",
+    "TaskCancelled": "_client_tasks",
     "connect": "_connect",
     "connect_http": "_connect",
     "connect_memory": "_connect",
@@ -113,6 +115,7 @@ __all__ = [
     "ServerSession",
     "Subscription",
     "SubscriptionBus",
+    "TaskCancelled",
     "TaskManager",
     "URLElicitationRequired",
     "UnsupportedProtocolVersion",

@@ -291,9 +291,14 @@ class ServerSession:
         self.client_capabilities = params.capabilities
         self.initialized = True
         server = self.server
+        capabilities = server.capabilities()
+        if capabilities.tasks is not None and self.stateless and _principal_of(ctx) is None:
+            # Tasks bind to nothing here (no session, no principal): listing them would
+            # show every requestor's (2025-11-25 tasks, security considerations).
+            capabilities.tasks.list = None
         return InitializeResult(
             protocol_version=self.protocol_version,
-            capabilities=server.capabilities(),
+            capabilities=capabilities,
             server_info=server.implementation,
             instructions=server.instructions,
         )
@@ -699,6 +704,10 @@ def _change_notification(event: ChangeEvent, meta: dict[str, Any]) -> tuple[Any,
     from ._methods import NOTIFICATIONS_TASKS  # the tasks extension's: loaded on first use
 
     return NOTIFICATIONS_TASKS, params
+
+
+def _principal_of(ctx: RequestContext) -> Any:
+    return getattr(ctx.info, "principal", None)
 
 
 def _tool_error(message: str) -> CallToolResult:

@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from jsonrpc_core import InternalError, InvalidParams, JsonRpcError, RequestContext, RequestType
+from jsonrpc_core import (
+    InternalError,
+    InvalidParams,
+    JsonRpcError,
+    MethodNotFound,
+    RequestContext,
+    RequestType,
+)
 
 from ._errors import MissingRequiredClientCapability
 from ._methods import TASKS_CANCEL_V2, TASKS_GET_V2, TASKS_LIST, TASKS_RESULT, TASKS_UPDATE
@@ -449,6 +456,9 @@ class TaskManager:
         def list_tasks(
             params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
         ) -> dict[str, Any]:
+            if session.stateless and _principal(session, ctx) is None:
+                # Nothing tells requestors apart: not declared, not served (see _initialize).
+                raise MethodNotFound("Method not found: tasks/list needs an authenticated client")
             return legacy.list_tasks(self.owned(session, ctx), params.cursor)
 
         def update(

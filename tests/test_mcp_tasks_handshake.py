@@ -7,14 +7,18 @@ result as received.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import httpx
 import pytest
 from mcp_schema import WireChecker, requires_schema
 
 from jsonrpc_core import InvalidParams, JsonRpcError, LocalError, MessageStream, MethodNotFound
-from mcp_layer import Context, MCPServer, connect
+from jsonrpc_core.testing import StreamingASGITransport
+from mcp_layer import Context, MCPServer, TaskCancelled, connect
 from mcp_layer.types import RELATED_TASK_META_KEY, ElicitResult, Task
 
 pytestmark = [pytest.mark.anyio, requires_schema]
@@ -260,7 +264,7 @@ async def test_a_task_cancelled_by_the_server_raises_for_the_caller() -> None:
             await gates.started.wait()
             [record] = server.tasks.records.values()  # type: ignore[union-attr]
             await client.peer.request("tasks/cancel", {"taskId": record.task_id})
-    assert isinstance(outcome[0], LocalError) and "cancelled by the server" in str(outcome[0])
+    assert isinstance(outcome[0], TaskCancelled) and "cancelled by the server" in str(outcome[0])
 
 
 async def test_a_question_from_a_task_marks_it_input_required_and_names_the_task() -> None:
@@ -311,3 +315,45 @@ async def test_handshake_tasks_are_invisible_to_the_2026_era_and_execution_stays
             await modern.get_task(created["task"]["taskId"])
         with pytest.raises(MethodNotFound):
             await modern._modern_request("tasks/result", {"taskId": "x"}, timeout=None)
+
+
+@asynccontextmanager
+async def over_http(server: MCPServer, **app_options: Any) -> AsyncIterator[Any]:
+    """A client session to ``server`` over in-process Streamable HTTP (no sockets)."""
+    app = server.asgi_app(**app_options)
+    transport = StreamingASGITransport(app)
+
+    def decline(params: Any) -> ElicitResult:
+        return ElicitResult(action="decline")
+
+    async with httpx.AsyncClient(transport=transport) as http:
+        async with connect("http://127.0.0.1/mcp", client=http, elicitation=decline) as client:
+            yield client
+    app.close()
+
+
+async def test_a_task_over_stateful_http_with_a_question() -> None:
+    server, _ = checked(Gates())
+    statuses: list[str] = []
+    with anyio.fail_after(20):
+        async with over_http(server) as client:
+            result = await client.call_tool(
+                "asks",
+                on_task_status=lambda task: statuses.append(task.status),
+            )
+            listed = await client.list_tasks()
+    assert result.content[0].text == "answer: decline"  # type: ignore[union-attr]
+    assert statuses[0] == "working" and statuses[-1] == "completed"
+    assert len(listed.tasks) == 1
+
+
+async def test_stateless_http_without_a_principal_neither_declares_nor_serves_tasks_list() -> None:
+    server, _ = checked(Gates())
+    with anyio.fail_after(20):
+        async with over_http(server, stateless=True) as client:
+            tasks = client.server_capabilities.tasks
+            assert tasks is not None and tasks.list is None and tasks.cancel is not None
+            result = await client.call_tool("research", {"topic": "sky"})
+            assert result.content[0].text == "report on sky"  # type: ignore[union-attr]
+            with pytest.raises(MethodNotFound):
+                await client.list_tasks()
