@@ -1,4 +1,5 @@
-"""2025-11-25 tasks against npm ``@modelcontextprotocol/server-everything`` (stdio), and
+"""2025-11-25 tasks against npm ``@modelcontextprotocol/server-everything`` (stdio), the
+official TypeScript SDK's client (a dependency of that package) against our server, and
 ``rpcweave mcp call`` running task tools.
 
 The package is installed at test time into the git-ignored
@@ -148,3 +149,33 @@ def test_mcp_call_task_runs_an_optional_tool_as_a_task(capsys: Capture) -> None:
     lines = err.splitlines()
     assert lines[0].endswith(" created") and lines[-1] == "task completed"
     assert "progress 1/1: doubling" in lines
+
+
+def test_the_official_typescript_client_runs_tasks_on_our_server(everything: list[str]) -> None:
+    node = everything[0]
+    done = subprocess.run(
+        [node, str(FIXTURES / "sdk_client.mjs"), PY, TASK_SERVER],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["capabilities"]["tasks"] == {
+        "list": {},
+        "cancel": {},
+        "requests": {"tools": {"call": {}}},
+    }
+    assert dict(report["tools"]) == {
+        "double": {"taskSupport": "optional"},
+        "shout": {"taskSupport": "required"},
+    }
+    for name, text in (("shout", "HI"), ("double", "42")):
+        created, *_, result = report[name]
+        assert created[:2] == ["taskCreated", "working"]
+        assert result == ["result", text, {RELATED_TASK_META_KEY: {"taskId": created[2]}}]
+    task_id = report["double"][0][2]
+    assert report["get"]["status"] == "completed" and report["get"]["ttl"] == 60_000
+    assert report["list"] == [report["shout"][0][2], task_id]
+    assert report["cancelTerminal"] == -32602

@@ -14,5 +14,11 @@ async def double(ctx: Context, x: int) -> int:
     return 2 * x
 
 
+@server.tool(task_support="required")
+def shout(text: str) -> str:
+    """Upper-case a text (runs only as a task)."""
+    return text.upper()
+
+
 if __name__ == "__main__":
     server.run()
