@@ -432,8 +432,9 @@ async def _call(
     arguments: dict[str, Any],
     asker: TerminalElicitation | None,
 ) -> int:
-    check_arguments(await session.list_all_tools(), tool, arguments, extra=args.allow_extra)
-    watch = _task_watch()
+    tools = await session.list_all_tools()
+    check_arguments(tools, tool, arguments, extra=args.allow_extra)
+    watch = _task_watch(_runs_as_task(tools, tool, task=args.task))
     try:
         # The call's own deadline, which the terminal suspends while the user answers.
         with anyio.CancelScope(deadline=anyio.current_time() + args.timeout) as deadline:
@@ -464,8 +465,16 @@ async def _call(
     return 0
 
 
-def _task_watch() -> dict[str, Any]:
-    """``call_tool`` callbacks that print a task's status and progress on stderr."""
+def _runs_as_task(tools: list[mcp.Tool], name: str, *, task: bool) -> bool:
+    """Whether the call of tool ``name`` will be a task (its ``execution.taskSupport``)."""
+    found = next((t for t in tools if t.name == name), None)
+    support = found.execution.task_support if found and found.execution else None
+    return support == "required" or (task and support == "optional")
+
+
+def _task_watch(as_task: bool) -> dict[str, Any]:
+    """``call_tool`` callbacks that print a task's status (and, for a task, its progress)
+    on stderr; a plain call asks for no progress, as before."""
     seen: list[str] = []
 
     def on_task_status(task: mcp.Task) -> None:
@@ -476,11 +485,11 @@ def _task_watch() -> dict[str, Any]:
         print(f"task {task.status}{message}", file=sys.stderr, flush=True)
 
     def progress(done: float, total: float | None, message: str | None) -> None:
-        if not seen:  # a plain call's progress stays unprinted, as before
-            return
         amount = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
         print(f"progress {amount}" + (f": {message}" if message else ""), file=sys.stderr)
 
+    if not as_task:
+        return {"on_task_status": on_task_status}
     return {"on_task_status": on_task_status, "progress": progress}
 
 
