@@ -27,6 +27,7 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._client import ClientSession as ClientSession
     from ._client import InputRoundsExceeded as InputRoundsExceeded
     from ._client import ProtocolVersionError as ProtocolVersionError
+    from ._client_tasks import TaskCancelled as TaskCancelled
     from ._connect import connect as connect
     from ._connect import connect_http as connect_http
     from ._connect import connect_memory as connect_memory

@@ -16,6 +16,8 @@ Rules:
    ``x-mcp-header`` annotations are invalid are left out of ``tools/list``. An
    ``InputRequiredResult`` is answered from the host's handlers and the request
    retried (``max_input_rounds`` times at most); a task is polled to its end.
+   Handshake era: a tool whose ``execution.taskSupport`` is ``"required"`` (or
+   ``"optional"``, when asked) is called as a 2025-11-25 task (`mcp_layer._client_tasks`).
 4. Capabilities are declared from what the host supplies: a sampling handler, an
    elicitation handler, roots.
 5. A call abandoned by timeout or cancellation sends ``notifications/cancelled``
@@ -55,6 +57,7 @@ from jsonrpc_core import (
 
 from ._cache import ResultCache
 from ._call import call
+from ._client_tasks import TaskStatusCallback, follow_task
 from ._errors import (
     MCP_ERRORS,
     MODERN_ERROR_CODES,
@@ -79,6 +82,7 @@ from ._methods import (
     NOTIFICATIONS_ROOTS_LIST_CHANGED,
     NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
     NOTIFICATIONS_TASKS,
+    NOTIFICATIONS_TASKS_STATUS,
     NOTIFICATIONS_TOOLS_LIST_CHANGED,
     PING,
     PROMPTS_GET,
@@ -92,10 +96,14 @@ from ._methods import (
     SAMPLING_CREATE_MESSAGE,
     SERVER_DISCOVER,
     SUBSCRIPTIONS_LISTEN,
+    TASKS_CANCEL,
     TASKS_CANCEL_V2,
+    TASKS_GET,
     TASKS_GET_V2,
+    TASKS_LIST,
     TASKS_UPDATE,
     TOOLS_CALL,
+    TOOLS_CALL_TASK,
     TOOLS_LIST,
 )
 from ._telemetry import MCP_CLIENT_TELEMETRY
@@ -112,6 +120,7 @@ from .types import (
     SUPPORTED_PROTOCOL_VERSIONS,
     TASKS_EXTENSION,
     CallToolResult,
+    CancelTaskResult,
     ClientCapabilities,
     CompleteResult,
     CreateMessageRequestParams,
@@ -124,12 +133,14 @@ from .types import (
     ElicitResult,
     EmptyResult,
     GetPromptResult,
+    GetTaskResult,
     Implementation,
     InitializeResult,
     ListPromptsResult,
     ListResourcesResult,
     ListResourceTemplatesResult,
     ListRootsResult,
+    ListTasksResult,
     ListToolsResult,
     LoggingLevel,
     LoggingMessageNotificationParams,
@@ -143,6 +154,7 @@ from .types import (
     SamplingCapability,
     ServerCapabilities,
     SubscriptionFilter,
+    Task,
     Tool,
 )
 
@@ -159,6 +171,10 @@ INPUT_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 """Requests a 2026-era server may answer with an ``InputRequiredResult``."""
 
 _elicit_params: pydantic.TypeAdapter[Any] = pydantic.TypeAdapter(ElicitRequestParams)
+
+_TOOLS_CALL_RAW: RequestType[Any, Any] = RequestType("tools/call")
+"""A task-augmented ``tools/call``, its answer read raw: a `CreateTaskResult`, or the
+tool's result from a server that ran it at once."""
 
 
 def with_elicitation_defaults(params: ElicitRequestFormParams, answer: Any) -> Any:
@@ -275,6 +291,9 @@ class ClientSession:
         self._progress: dict[str | int, ProgressCallback] = {}
         self._tokens = itertools.count(1)
         self._tool_schemas: dict[str, Any] = {}
+        self._task_support: dict[str, str | None] = {}
+        self.task_watches: dict[str, Callable[[Task], Awaitable[None]]] = {}
+        """The handshake-era tasks being followed, by id: where their status goes."""
         self._subscriptions: dict[RequestId, Subscription] = {}
         self.peer = Peer(
             stream,
@@ -328,6 +347,7 @@ class ClientSession:
         registry.on(NOTIFICATIONS_CANCELLED, self._cancelled)
         registry.on(NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED, self._acknowledged)
         registry.on(NOTIFICATIONS_TASKS.method, self._task_status)
+        registry.on(NOTIFICATIONS_TASKS_STATUS, self._task_status_legacy)
         for kind, descriptor in (
             ("tools", NOTIFICATIONS_TOOLS_LIST_CHANGED),
             ("resources", NOTIFICATIONS_RESOURCES_LIST_CHANGED),
@@ -681,14 +701,44 @@ class ClientSession:
                 TASKS_GET_V2.method, {"taskId": task_id}, timeout=timeout
             )
 
-    async def get_task(self, task_id: str) -> DetailedTask:
-        """``tasks/get`` (tasks extension): the task's state, its result when done."""
+    async def get_task(self, task_id: str) -> DetailedTask | GetTaskResult:
+        """``tasks/get``: the task's state; in the 2026 era (tasks extension) a
+        `DetailedTask` (its result inlined when done), in the handshake era a
+        `GetTaskResult` (2025-11-25 tasks; the result comes from `get_task_result`)."""
+        if not self.modern:
+            result: GetTaskResult = await self.peer.request(
+                TASKS_GET, {"taskId": task_id}, timeout=self._timeout(None)
+            )
+            return result
         raw = await self._modern_request(TASKS_GET_V2.method, {"taskId": task_id}, timeout=None)
         return DetailedTask.model_validate(raw)
 
-    async def cancel_task(self, task_id: str) -> None:
-        """``tasks/cancel`` (tasks extension): ask the server to stop a task."""
+    async def cancel_task(self, task_id: str) -> CancelTaskResult | None:
+        """``tasks/cancel``: ask the server to stop a task; in the handshake era the
+        answer is the task, now ``cancelled`` (a terminal task is refused, -32602)."""
+        if not self.modern:
+            cancelled: CancelTaskResult = await self.peer.request(
+                TASKS_CANCEL, {"taskId": task_id}, timeout=self._timeout(None)
+            )
+            return cancelled
         await self._modern_request(TASKS_CANCEL_V2.method, {"taskId": task_id}, timeout=None)
+        return None
+
+    async def get_task_result(self, task_id: str, *, timeout: float | None = None) -> Any:
+        """``tasks/result`` (handshake era): wait for a task's end and return its result
+        (a `CallToolResult` for a tool call), or raise its JSON-RPC error."""
+        raw = await self.peer.request(
+            "tasks/result", {"taskId": task_id}, timeout=self._timeout(timeout)
+        )
+        return TOOLS_CALL.validate_result(raw)
+
+    async def list_tasks(self, cursor: str | None = None) -> ListTasksResult:
+        """``tasks/list`` (handshake era): one page of this client's tasks."""
+        params = {"cursor": cursor} if cursor else {}
+        result: ListTasksResult = await self.peer.request(
+            TASKS_LIST, params, timeout=self._timeout(None)
+        )
+        return result
 
     async def _cached(
         self, descriptor: RequestType[Any, Any], key: str, params: dict[str, Any]
@@ -710,6 +760,9 @@ class ClientSession:
         params = {"cursor": cursor} if cursor else {}
         result: ListToolsResult = await self._cached(TOOLS_LIST, cursor or "", params)
         if not self.modern:
+            for tool in result.tools:
+                execution = tool.execution
+                self._task_support[tool.name] = execution.task_support if execution else None
             return result
         accepted = []
         for tool in result.tools:
@@ -743,9 +796,42 @@ class ClientSession:
         timeout: float | None = None,
         progress: ProgressCallback | None = None,
         meta: dict[str, Any] | None = None,
+        as_task: bool | None = None,
+        task_ttl: int | None = None,
+        on_task_status: TaskStatusCallback | None = None,
     ) -> CallToolResult:
-        """Call a tool; ``progress(progress, total, message)`` gets progress updates."""
+        """Call a tool; ``progress(progress, total, message)`` gets progress updates.
+
+        Handshake era, on a server that declares ``tasks.requests.tools.call``
+        (2025-11-25 tasks): a tool whose ``execution.taskSupport`` is ``"required"``
+        runs as a task, and so does an ``"optional"`` one with ``as_task=True``
+        (``as_task=False``: never). The result is the tool's, as for a plain call;
+        ``on_task_status(task)`` gets each new state of the task (``working`` with
+        the server's status message, ``input_required``, ...), ``task_ttl`` asks the
+        server to keep the task that many milliseconds, and a call abandoned before
+        the end cancels the task (``tasks/cancel``). ``as_task=True`` for a tool or a
+        server without task support raises `jsonrpc_core.LocalError`. In the 2026 era
+        the server decides (the session's ``tasks`` option).
+        """
         params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+        if not self.modern and await self._as_task(name, as_task):
+            params["task"] = {} if task_ttl is None else {"ttl": task_ttl}
+
+            async def follow(answer: Any) -> CallToolResult:
+                raw = answer
+                if isinstance(answer, dict) and "task" in answer:
+                    created = TOOLS_CALL_TASK.validate_result(answer)
+                    raw = await follow_task(
+                        self, created, timeout=timeout, on_status=on_task_status
+                    )
+                # else the server answered at once, as a plain call
+                result: CallToolResult = TOOLS_CALL.validate_result(raw)
+                return result
+
+            task_result: CallToolResult = await self._with_progress(
+                _TOOLS_CALL_RAW, params, timeout, progress, meta, then=follow
+            )
+            return task_result
         try:
             result: CallToolResult = await self._with_progress(
                 TOOLS_CALL, params, timeout, progress, meta
@@ -767,6 +853,7 @@ class ClientSession:
         timeout: float | None,
         progress: ProgressCallback | None,
         meta: dict[str, Any] | None,
+        then: Callable[[Any], Awaitable[Any]] | None = None,
     ) -> Any:
         meta = dict(meta or {})
         token: int | None = None
@@ -777,10 +864,29 @@ class ClientSession:
         if meta:
             params["_meta"] = meta
         try:
-            return await self._request(descriptor, params, timeout=timeout)
+            result = await self._request(descriptor, params, timeout=timeout)
+            # `then` (a task followed to its end) runs while the progress token holds.
+            return result if then is None else await then(result)
         finally:
             if token is not None:
                 self._progress.pop(token, None)
+
+    async def _as_task(self, name: str, as_task: bool | None) -> bool:
+        """Whether a handshake-era call of tool ``name`` goes as a task (see `call_tool`)."""
+        if as_task is False:
+            return False
+        tasks = self.server_capabilities.tasks
+        requests = tasks.requests if tasks is not None else None
+        if requests is None or requests.tools is None or requests.tools.call is None:
+            if as_task:
+                raise LocalError("the server does not support task-augmented tools/call")
+            return False
+        if name not in self._task_support:
+            await self.list_all_tools()  # learn the tool's execution.taskSupport
+        support = self._task_support.get(name)
+        if as_task and support not in ("optional", "required"):
+            raise LocalError(f"tool {name!r} does not support running as a task")
+        return support == "required" or (bool(as_task) and support == "optional")
 
     # -- resources -----------------------------------------------------------------------
 
@@ -977,6 +1083,11 @@ class ClientSession:
 
     async def _task_status(self, params: Any, ctx: RequestContext) -> None:
         await self._deliver(NOTIFICATIONS_TASKS.method, params)
+
+    async def _task_status_legacy(self, params: Any, ctx: RequestContext) -> None:
+        watch = self.task_watches.get(params.task_id)
+        if watch is not None:
+            await watch(params)
 
     # -- the server's requests and notifications ----------------------------------------
 

@@ -20,6 +20,7 @@ from .types import (
     ResourceTemplate,
     Tool,
     ToolAnnotations,
+    ToolExecution,
 )
 
 if TYPE_CHECKING:
@@ -40,6 +41,8 @@ class ToolEntry:
     """Tasks extension (2026-07-28): whether a call may (or must) run as a task."""
     task_start: Literal["immediate", "explicit"] = "immediate"
     """When a call becomes a task: at once, or when the function calls `Context.start_task`."""
+    handshake_tool: Tool | None = None
+    """`tool` with ``execution.taskSupport``, as handshake-era clients see a task tool."""
 
     @classmethod
     def build(
@@ -81,7 +84,11 @@ class ToolEntry:
         # The model keeps a copy of each schema's top-level dict: share it, not two.
         signature.input_schema = tool.input_schema
         signature.output_schema = tool.output_schema
-        return cls(tool, signature, run_in_thread, task_support, task_start)
+        handshake_tool = None
+        if task_support is not None:  # 2025-11-25 tasks; the 2026 schema has no `execution`
+            execution = ToolExecution(task_support=task_support)
+            handshake_tool = tool.model_copy(update={"execution": execution})
+        return cls(tool, signature, run_in_thread, task_support, task_start, handshake_tool)
 
 
 @dataclass(slots=True)

@@ -35,6 +35,7 @@ from .types import (
     ReadResourceResult,
     ResourcesCapability,
     ServerCapabilities,
+    ServerTasksCapability,
     ToolAnnotations,
     ToolsCapability,
 )
@@ -186,10 +187,14 @@ class MCPServer:
         ``task_support`` (tasks extension, 2026-07-28): with ``"optional"``, a call from a
         client that declared the extension runs as a task (the call answers at once
         with the task; the client polls ``tasks/get``); with ``"required"``, a client
-        that did not is refused (-32021). ``task_start="explicit"`` runs the function
-        in the call until it calls `Context.start_task` (questions before that are
-        multi round-trip input requests; a function that returns first answers
-        directly).
+        that did not is refused (-32021). In the handshake era (2025-11-25 tasks) it is
+        the tool's ``execution.taskSupport``: a call with ``task`` in its params runs as
+        a task (``tasks/get``, ``tasks/result``, ``tasks/list``, ``tasks/cancel``); a
+        ``"required"`` tool called without it is refused (-32601).
+
+        ``task_start="explicit"`` (2026 era) runs the function in the call until it
+        calls `Context.start_task` (questions before that are multi round-trip input
+        requests; a function that returns first answers directly).
         """
 
         if callable(name):  # bare @server.tool: the function itself came as `name`
@@ -351,10 +356,16 @@ class MCPServer:
         """The server capabilities, from what has been declared (``modern``: as
         ``server/discover`` states them, extensions included)."""
         extensions: dict[str, dict[str, Any]] | None = None
+        tasks: ServerTasksCapability | None = None
         if modern and self.tasks is not None:
             extensions = {TASKS_EXTENSION: {}}
+        elif self.tasks is not None:  # 2025-11-25 tasks: task-augmented tools/call
+            tasks = ServerTasksCapability.model_validate(
+                {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}
+            )
         return ServerCapabilities(
             extensions=extensions,
+            tasks=tasks,
             tools=ToolsCapability(list_changed=True) if self.tools else None,
             resources=(
                 ResourcesCapability(subscribe=True, list_changed=True)

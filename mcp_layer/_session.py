@@ -293,9 +293,14 @@ class ServerSession:
         self.client_capabilities = params.capabilities
         self.initialized = True
         server = self.server
+        capabilities = server.capabilities()
+        if capabilities.tasks is not None and self.stateless and _principal_of(ctx) is None:
+            # Tasks bind to nothing here (no session, no principal): listing them would
+            # show every requestor's (2025-11-25 tasks, security considerations).
+            capabilities.tasks.list = None
         return InitializeResult(
             protocol_version=self.protocol_version,
-            capabilities=server.capabilities(),
+            capabilities=capabilities,
             server_info=server.implementation,
             instructions=server.instructions,
         )
@@ -439,9 +444,10 @@ class ServerSession:
         self, params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
     ) -> ListToolsResult | dict[str, Any]:
         page, next_cursor = self.server.page(list(self.server.tools.values()), params.cursor)
-        tools = [entry.tool for entry in page]
         if scope.modern:  # `complete_result` fills in the model
-            return ListToolsResult(tools=tools, next_cursor=next_cursor)
+            return ListToolsResult(tools=[entry.tool for entry in page], next_cursor=next_cursor)
+        # A handshake-era tool declares its task support in `execution` (2025-11-25).
+        tools = [entry.handshake_tool or entry.tool for entry in page]
         # A handshake-era result is written as `ListToolsResult` would be (the same members
         # in the same order, each `Tool` by its own serializer) without building that
         # model, whose validator and serializer would hold one more copy of `Tool`'s.
@@ -465,6 +471,12 @@ class ServerSession:
             )
             if task_result is not None:
                 return task_result
+        elif tasks is not None:
+            from ._tasks_legacy import start_task  # 2025-11-25 tasks: loaded on first use
+
+            created = await start_task(tasks, self, entry, params, ctx, scope)
+            if created is not None:
+                return created
         # A handshake-era result goes out as it is (`complete_result` is for 2026 ones),
         # so a plain one may be its wire form.
         return await self.run_tool(entry, params, ctx, scope, inputs, wire=not scope.modern)
@@ -694,6 +706,10 @@ def _change_notification(event: ChangeEvent, meta: dict[str, Any]) -> tuple[Any,
     from ._methods import NOTIFICATIONS_TASKS  # the tasks extension's: loaded on first use
 
     return NOTIFICATIONS_TASKS, params
+
+
+def _principal_of(ctx: RequestContext) -> Any:
+    return getattr(ctx.info, "principal", None)
 
 
 def _tool_error(message: str) -> CallToolResult:

@@ -22,6 +22,9 @@ Rules:
    channel for them); its status changes go to the subscription bus.
 6. Tasks expire ``ttl_ms`` after creation; at most ``max_tasks`` are kept (the oldest
    terminal ones go first).
+7. The same store keeps the tasks of the handshake era (2025-11-25, see
+   `mcp_layer._tasks_legacy`): a record is of one era, and requests of the other era
+   never find it. ``tasks/get`` and ``tasks/cancel`` answer by the request's era.
 """
 
 from __future__ import annotations
@@ -35,16 +38,25 @@ from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from jsonrpc_core import InternalError, InvalidParams, JsonRpcError, RequestContext, RequestType
+from jsonrpc_core import (
+    InternalError,
+    InvalidParams,
+    JsonRpcError,
+    MethodNotFound,
+    RequestContext,
+    RequestType,
+)
 
 from ._errors import MissingRequiredClientCapability
-from ._methods import TASKS_CANCEL_V2, TASKS_GET_V2, TASKS_UPDATE
+from ._methods import TASKS_CANCEL_V2, TASKS_GET_V2, TASKS_LIST, TASKS_RESULT, TASKS_UPDATE
 from ._subscriptions import ChangeEvent
 from .types import (
     TASKS_EXTENSION,
     CallToolRequestParams,
     CreateTaskResultV2,
     DetailedTask,
+    GetTaskPayloadRequestParams,
+    PaginatedRequestParams,
     Result,
     TaskIdParams,
     TaskStatusV2,
@@ -57,7 +69,7 @@ if TYPE_CHECKING:
     from ._mrtr import InputRound
     from ._session import ServerSession
 
-__all__ = ["TaskManager", "TaskRecord"]
+__all__ = ["TaskManager", "TaskRecord", "run_task"]
 
 logger = logging.getLogger("mcp_layer.tasks")
 
@@ -96,6 +108,12 @@ class TaskRecord:
     used_keys: set[str] = field(default_factory=set)
     cancel_scope: anyio.CancelScope = field(default_factory=anyio.CancelScope)
     cancel_requested: bool = False
+    legacy: bool = False
+    """A handshake-era (2025-11-25) task."""
+    owner_session: Any = None
+    """The session a handshake-era task belongs to (``None``: any of its principal's)."""
+    settled: anyio.Event = field(default_factory=anyio.Event)
+    """Set when the task reaches a terminal status."""
     _wakeup: anyio.Event = field(default_factory=anyio.Event)
 
     def __post_init__(self) -> None:
@@ -150,6 +168,8 @@ class TaskRecord:
         for name, value in fields.items():
             setattr(self, name, value)
         self.last_updated_at = _now()
+        if self.terminal:
+            self.settled.set()
         try:
             await self.publish(self)
         except Exception:  # a broken bus must not break the task
@@ -206,13 +226,14 @@ class TaskManager:
 
     def _purge(self) -> None:
         now = anyio.current_time()
-        if self.ttl_ms is not None:
-            horizon = self.ttl_ms / 1000
-            for task_id in [
-                t for t, r in self.records.items() if now - r.created_monotonic > horizon
-            ]:
-                record = self.records.pop(task_id)
-                record.cancel_scope.cancel()
+        expired = [
+            t
+            for t, r in self.records.items()
+            if r.ttl_ms is not None and now - r.created_monotonic > r.ttl_ms / 1000
+        ]
+        for task_id in expired:
+            record = self.records.pop(task_id)
+            record.cancel_scope.cancel()
         while len(self.records) >= self.max_tasks:
             victim = next((t for t, r in self.records.items() if r.terminal), None)
             if victim is None:
@@ -221,10 +242,21 @@ class TaskManager:
             del self.records[victim]
 
     def _new(self, session: ServerSession, ctx: RequestContext) -> TaskRecord:
+        return self.new_record(session, ctx, legacy=False, ttl_ms=self.ttl_ms)
+
+    def new_record(
+        self, session: ServerSession, ctx: RequestContext, *, legacy: bool, ttl_ms: int | None
+    ) -> TaskRecord:
+        """A new task of one era, kept for ``ttl_ms`` (rules 6 and 7)."""
         self._purge()
         server = session.server
 
         async def publish(record: TaskRecord) -> None:
+            if record.legacy:
+                from ._tasks_legacy import publish_status
+
+                await publish_status(session, record)
+                return
             state = _dump(record.detailed())
             await server.subscriptions.publish(
                 ChangeEvent("task", task_id=record.task_id, task=state)
@@ -232,21 +264,41 @@ class TaskManager:
 
         record = TaskRecord(
             task_id=secrets.token_urlsafe(18),
-            ttl_ms=self.ttl_ms,
+            ttl_ms=ttl_ms,
             poll_interval_ms=self.poll_interval_ms,
             principal=_principal(session, ctx),
             publish=publish,
+            legacy=legacy,
+            owner_session=session if legacy and not session.stateless else None,
         )
         self.records[record.task_id] = record
         return record
 
-    def find(self, session: ServerSession, ctx: RequestContext, task_id: str) -> TaskRecord:
-        """The caller's task ``task_id``; -32602 if unknown, expired or someone else's."""
+    def _owns(self, record: TaskRecord, session: ServerSession, ctx: RequestContext) -> bool:
+        if record.principal != _principal(session, ctx):
+            return False
+        return record.owner_session is None or record.owner_session is session
+
+    def find(
+        self,
+        session: ServerSession,
+        ctx: RequestContext,
+        task_id: str,
+        *,
+        legacy: bool = False,
+    ) -> TaskRecord:
+        """The caller's task ``task_id`` of one era; -32602 if unknown, expired, of the
+        other era or someone else's."""
         self._purge()
         record = self.records.get(task_id)
-        if record is None or record.principal != _principal(session, ctx):
+        if record is None or record.legacy != legacy or not self._owns(record, session, ctx):
             raise InvalidParams(f"Task not found: {task_id}", data={"taskId": task_id})
         return record
+
+    def owned(self, session: ServerSession, ctx: RequestContext) -> list[TaskRecord]:
+        """The caller's handshake-era tasks, oldest first."""
+        self._purge()
+        return [r for r in self.records.values() if r.legacy and self._owns(r, session, ctx)]
 
     # -- tools/call -------------------------------------------------------------------
 
@@ -296,7 +348,7 @@ class TaskManager:
         task_context.task = record
 
         async def run() -> None:
-            await _run_task(session, record, entry, params, ctx, scope, task_context)
+            await run_task(session, record, entry, params, ctx, scope, task_context)
 
         assert session.task_group is not None
         session.task_group.start_soon(run)
@@ -381,15 +433,33 @@ class TaskManager:
     ) -> list[tuple[RequestType[Any, Any], Callable[..., Any]]]:
         """The extension's methods, as `ServerSession` registers them."""
 
+        from . import _tasks_legacy as legacy
+
         def gate(scope: RequestScope) -> None:
             if not scope.has_extension(TASKS_EXTENSION):
                 raise MissingRequiredClientCapability.for_capabilities(
                     {"extensions": {TASKS_EXTENSION: {}}}
                 )
 
-        def get(params: TaskIdParams, ctx: RequestContext, scope: RequestScope) -> DetailedTask:
+        def get(params: TaskIdParams, ctx: RequestContext, scope: RequestScope) -> Any:
+            if not scope.modern:
+                return legacy.get_task(self.find(session, ctx, params.task_id, legacy=True))
             gate(scope)
             return self.find(session, ctx, params.task_id).detailed()
+
+        async def result(
+            params: GetTaskPayloadRequestParams, ctx: RequestContext, scope: RequestScope
+        ) -> dict[str, Any]:
+            # Handshake era only: the 2026 era's gate refuses the method (-32601).
+            return await legacy.task_result(self.find(session, ctx, params.task_id, legacy=True))
+
+        def list_tasks(
+            params: PaginatedRequestParams, ctx: RequestContext, scope: RequestScope
+        ) -> dict[str, Any]:
+            if session.stateless and _principal(session, ctx) is None:
+                # Nothing tells requestors apart: not declared, not served (see _initialize).
+                raise MethodNotFound("Method not found: tasks/list needs an authenticated client")
+            return legacy.list_tasks(self.owned(session, ctx), params.cursor)
 
         def update(
             params: UpdateTaskRequestParams, ctx: RequestContext, scope: RequestScope
@@ -401,7 +471,10 @@ class TaskManager:
             record.answer(params.input_responses)
             return Result(result_type="complete")
 
-        def cancel(params: TaskIdParams, ctx: RequestContext, scope: RequestScope) -> Result:
+        async def cancel(params: TaskIdParams, ctx: RequestContext, scope: RequestScope) -> Any:
+            if not scope.modern:
+                found = self.find(session, ctx, params.task_id, legacy=True)
+                return await legacy.cancel_task(found)
             gate(scope)
             record = self.find(session, ctx, params.task_id)
             if not record.terminal:
@@ -409,7 +482,13 @@ class TaskManager:
                 record.cancel_scope.cancel()
             return Result(result_type="complete")
 
-        return [(TASKS_GET_V2, get), (TASKS_UPDATE, update), (TASKS_CANCEL_V2, cancel)]
+        return [
+            (TASKS_GET_V2, get),
+            (TASKS_UPDATE, update),
+            (TASKS_CANCEL_V2, cancel),
+            (TASKS_RESULT, result),
+            (TASKS_LIST, list_tasks),
+        ]
 
 
 def _principal(session: ServerSession, ctx: RequestContext) -> str | None:
@@ -426,7 +505,7 @@ async def _settle_failure(record: TaskRecord, exc: BaseException) -> None:
     await record.set_status("failed", error.message, error=error.to_object())
 
 
-async def _run_task(
+async def run_task(
     session: ServerSession,
     record: TaskRecord,
     entry: Any,
@@ -435,12 +514,18 @@ async def _run_task(
     scope: RequestScope,
     context: Context,
 ) -> None:
+    """Run a task's tool to its end: its result, failure or cancellation is the status
+    (a handshake-era result with ``isError`` is ``failed``)."""
     with record.cancel_scope:
         try:
             result = await session.run_tool(entry, params, ctx, scope, None, context)
         except Exception as exc:
             await _settle_failure(record, exc)
         else:
-            await record.set_status("completed", result=_dump(result))
+            if record.legacy and getattr(result, "is_error", False):
+                message = "The tool reported an error"
+                await record.set_status("failed", message, result=_dump(result))
+            else:
+                await record.set_status("completed", result=_dump(result))
     if record.cancel_scope.cancel_called and not record.terminal:
         await record.set_status("cancelled", "Cancelled at the client's request")

@@ -100,7 +100,9 @@ def add_parser(commands: Any) -> None:
         "call a tool",
         "Call a tool with arguments given as KEY=VALUE (a VALUE is read as JSON when it "
         "parses: n=3, flag=true, tags='[\"a\"]'; else it is a string). A tool error is "
-        "printed on stderr and the exit status is 1.",
+        "printed on stderr and the exit status is 1. A tool that must run as a task "
+        '(2025-11-25 tasks, execution.taskSupport "required") runs as one, its status '
+        "and progress on stderr; Ctrl-C or the timeout cancels the task.",
     )
     call.add_argument(
         "words", nargs="+", metavar="ARG", help="[URL] TOOL [KEY=VALUE ...] (no URL with --)"
@@ -110,6 +112,12 @@ def add_parser(commands: Any) -> None:
         action="store_true",
         help="send arguments the tool's inputSchema does not declare (refused by default: "
         "most likely a typo)",
+    )
+    call.add_argument(
+        "--task",
+        action="store_true",
+        help="run the tool as a task when it may run as one (execution.taskSupport "
+        '"optional"); a tool that requires it always does',
     )
     read = _client_parser(
         sub,
@@ -427,13 +435,17 @@ async def _call(
     arguments: dict[str, Any],
     asker: TerminalElicitation | None,
 ) -> int:
-    check_arguments(await session.list_all_tools(), tool, arguments, extra=args.allow_extra)
+    tools = await session.list_all_tools()
+    check_arguments(tools, tool, arguments, extra=args.allow_extra)
+    watch = _task_watch(_runs_as_task(tools, tool, task=args.task))
     try:
         # The call's own deadline, which the terminal suspends while the user answers.
         with anyio.CancelScope(deadline=anyio.current_time() + args.timeout) as deadline:
             if asker is not None:
                 asker.deadline = deadline
-            result = await session.call_tool(tool, arguments, timeout=math.inf)
+            result = await session.call_tool(
+                tool, arguments, timeout=math.inf, as_task=True if args.task else None, **watch
+            )
     except Exception:
         if asker is not None and asker.unanswered:  # why it failed: nobody to answer
             raise no_terminal_error(tool, asker.unanswered) from None
@@ -454,6 +466,34 @@ async def _call(
     if result.structured_content is not None and not text:
         print(json.dumps(result.structured_content, indent=2, ensure_ascii=False))
     return 0
+
+
+def _runs_as_task(tools: list[mcp.Tool], name: str, *, task: bool) -> bool:
+    """Whether the call of tool ``name`` will be a task (its ``execution.taskSupport``)."""
+    found = next((t for t in tools if t.name == name), None)
+    support = found.execution.task_support if found and found.execution else None
+    return support == "required" or (task and support == "optional")
+
+
+def _task_watch(as_task: bool) -> dict[str, Any]:
+    """``call_tool`` callbacks that print a task's status (and, for a task, its progress)
+    on stderr; a plain call asks for no progress, as before."""
+    seen: list[str] = []
+
+    def on_task_status(task: mcp.Task) -> None:
+        if not seen:
+            seen.append(task.task_id)
+            print(f"task {task.task_id} created", file=sys.stderr, flush=True)
+        message = f": {task.status_message}" if task.status_message else ""
+        print(f"task {task.status}{message}", file=sys.stderr, flush=True)
+
+    def progress(done: float, total: float | None, message: str | None) -> None:
+        amount = f"{done:g}/{total:g}" if total is not None else f"{done:g}"
+        print(f"progress {amount}" + (f": {message}" if message else ""), file=sys.stderr)
+
+    if not as_task:
+        return {"on_task_status": on_task_status}
+    return {"on_task_status": on_task_status, "progress": progress}
 
 
 async def _read(session: ClientSession, args: argparse.Namespace, words: list[str]) -> int:

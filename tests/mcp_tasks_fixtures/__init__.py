@@ -1,0 +1,1 @@
+"""Fixtures of the MCP task tests: the npm everything server, a stdio task server."""
