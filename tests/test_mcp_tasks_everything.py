@@ -17,21 +17,17 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
+from fixtures.cli_helpers import PY, run_cli
 from mcp_schema import WireChecker, requires_schema
 
 from jsonrpc_core import spawn_stdio
 from mcp_layer import ClientSession
 from mcp_layer.types import RELATED_TASK_META_KEY, ElicitResult, Task
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-
-from cli_helpers import PY, run_cli
 
 pytestmark = requires_schema
 

@@ -342,7 +342,7 @@ async def test_a_task_over_stateful_http_with_a_question() -> None:
                 on_task_status=lambda task: statuses.append(task.status),
             )
             listed = await client.list_tasks()
-    assert result.content[0].text == "answer: decline"  # type: ignore[union-attr]
+    assert result.content[0].text == "answer: decline"
     assert statuses[0] == "working" and statuses[-1] == "completed"
     assert len(listed.tasks) == 1
 
@@ -354,6 +354,6 @@ async def test_stateless_http_without_a_principal_neither_declares_nor_serves_ta
             tasks = client.server_capabilities.tasks
             assert tasks is not None and tasks.list is None and tasks.cancel is not None
             result = await client.call_tool("research", {"topic": "sky"})
-            assert result.content[0].text == "report on sky"  # type: ignore[union-attr]
+            assert result.content[0].text == "report on sky"
             with pytest.raises(MethodNotFound):
                 await client.list_tasks()

@@ -100,7 +100,7 @@ async def test_a2a_send_stream_and_get_spans(otel: Recorded, binding: str, versi
         assert span.attributes["a2a.method.name"] == send
         assert span.attributes["gen_ai.operation.name"] == "invoke_agent"
         assert span.attributes["a2a.task.id"] == task.id  # type: ignore[union-attr]
-        assert span.attributes["a2a.context.id"] == task.context_id  # type: ignore[union-attr]
+        assert span.attributes["a2a.context.id"] == task.context_id
         assert span.attributes["network.transport"] == "tcp"
     assert server_send.attributes["a2a.protocol.version"] == version  # type: ignore[index]
     client_stream, server_stream = otel.span(stream, CLIENT), otel.span(stream, SERVER)

@@ -76,7 +76,7 @@ async def test_a_trace_started_by_the_caller_continues_in_the_server(otel: Recor
 async def test_a_peer_without_conventions_adds_nothing_to_params(otel: Recorded) -> None:
     received: list[Any] = []
     registry = MethodRegistry()
-    registry.fallback = lambda params, ctx: received.append(params) or {}
+    registry.fallback = lambda params, ctx: received.append(params) or {}  # type: ignore[func-returns-value]
     client_stream, server_stream = memory_pair()
     async with Peer(server_stream, registry), Peer(client_stream) as client:
         await client.request("tools/list", None)
@@ -87,7 +87,7 @@ async def test_a_peer_without_conventions_adds_nothing_to_params(otel: Recorded)
 async def test_the_client_injects_traceparent_and_tracestate_into_meta(otel: Recorded) -> None:
     received: list[Any] = []
     registry = MethodRegistry()
-    registry.fallback = lambda params, ctx: received.append(params) or {}
+    registry.fallback = lambda params, ctx: received.append(params) or {}  # type: ignore[func-returns-value]
     client_stream, server_stream = memory_pair()
     from mcp_layer._telemetry import MCP_CLIENT_TELEMETRY
 
