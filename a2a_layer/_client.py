@@ -40,6 +40,19 @@ from ._card import resolve_card
 from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
 from ._errors import UnsupportedOperation
 from ._executor import new_id
+from ._methods import (
+    CANCEL_TASK,
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+    GET_EXTENDED_AGENT_CARD,
+    GET_TASK,
+    GET_TASK_PUSH_NOTIFICATION_CONFIG,
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+    LIST_TASKS,
+    SEND_MESSAGE,
+    SEND_STREAMING_MESSAGE,
+    SUBSCRIBE_TO_TASK,
+)
 from ._rpc import EXTENSIONS_HEADER, normalise_version
 from .types import (
     AgentCard,
@@ -59,7 +72,6 @@ from .types import (
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
-    SendMessageResponse,
     StreamResponse,
     SubscribeToTaskRequest,
     Task,
@@ -331,8 +343,7 @@ class A2AClient:
             metadata=metadata,
             message_id=message_id,
         )
-        response: SendMessageResponse = await self.transport.call("SendMessage", request)
-        return response.payload
+        return (await self.transport.call(SEND_MESSAGE, request)).payload
 
     async def stream(
         self,
@@ -361,7 +372,7 @@ class A2AClient:
             message_id=message_id,
         )
         followed: str | None = None
-        events = self.transport.stream("SendStreamingMessage", request)
+        events = self.transport.stream(SEND_STREAMING_MESSAGE, request)
         try:
             async for event in events:
                 if followed is None:
@@ -384,7 +395,7 @@ class A2AClient:
     ) -> AsyncGenerator[StreamResponse, None]:
         """SubscribeToTask as an async iterator: the task now, then its events (rule 2)."""
         request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
-        events = self.transport.stream("SubscribeToTask", request)
+        events = self.transport.stream(SUBSCRIBE_TO_TASK, request)
         try:
             async for event in events:
                 yield event
@@ -415,7 +426,7 @@ class A2AClient:
             failures += 1
             request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
             first = True
-            events = self.transport.stream("SubscribeToTask", request)
+            events = self.transport.stream(SUBSCRIBE_TO_TASK, request)
             try:
                 async for event in events:
                     if first and event.task == task:
@@ -468,8 +479,7 @@ class A2AClient:
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         """GetTask."""
         request = GetTaskRequest(id=task_id, history_length=history_length, tenant=self.tenant)
-        result: Task = await self.transport.call("GetTask", request)
-        return result
+        return await self.transport.call(GET_TASK, request)
 
     async def list_tasks(
         self,
@@ -493,16 +503,14 @@ class A2AClient:
             include_artifacts=include_artifacts,
             status_timestamp_after=status_timestamp_after,
         )
-        result: ListTasksResponse = await self.transport.call("ListTasks", request)
-        return result
+        return await self.transport.call(LIST_TASKS, request)
 
     async def cancel_task(self, task_id: str, *, metadata: Mapping[str, Any] | None = None) -> Task:
         """CancelTask."""
         request = CancelTaskRequest(
             id=task_id, tenant=self.tenant, metadata=dict(metadata) if metadata else None
         )
-        result: Task = await self.transport.call("CancelTask", request)
-        return result
+        return await self.transport.call(CANCEL_TASK, request)
 
     # -- push notification configs ---------------------------------------------------
 
@@ -524,20 +532,14 @@ class A2AClient:
             token=token,
             authentication=authentication,
         )
-        result: TaskPushNotificationConfig = await self.transport.call(
-            "CreateTaskPushNotificationConfig", request
-        )
-        return result
+        return await self.transport.call(CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
         """GetTaskPushNotificationConfig."""
         request = GetTaskPushNotificationConfigRequest(
             task_id=task_id, id=config_id, tenant=self.tenant
         )
-        result: TaskPushNotificationConfig = await self.transport.call(
-            "GetTaskPushNotificationConfig", request
-        )
-        return result
+        return await self.transport.call(GET_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def list_push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
         """ListTaskPushNotificationConfigs (every page)."""
@@ -547,7 +549,7 @@ class A2AClient:
             request = ListTaskPushNotificationConfigsRequest(
                 task_id=task_id, tenant=self.tenant, page_token=token
             )
-            page = await self.transport.call("ListTaskPushNotificationConfigs", request)
+            page = await self.transport.call(LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
             configs.extend(page.configs)
             token = page.next_page_token
             if not token:
@@ -558,10 +560,9 @@ class A2AClient:
         request = DeleteTaskPushNotificationConfigRequest(
             task_id=task_id, id=config_id, tenant=self.tenant
         )
-        await self.transport.call("DeleteTaskPushNotificationConfig", request)
+        await self.transport.call(DELETE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def get_extended_card(self) -> AgentCard:
         """GetExtendedAgentCard (authenticate first; spec 3.1.11)."""
         request = GetExtendedAgentCardRequest(tenant=self.tenant)
-        result: AgentCard = await self.transport.call("GetExtendedAgentCard", request)
-        return result
+        return await self.transport.call(GET_EXTENDED_AGENT_CARD, request)

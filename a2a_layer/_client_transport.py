@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pydantic_core
@@ -35,10 +35,13 @@ from jsonrpc_core._http_caller import HTTPCaller
 from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
 from ._http_binding import http_request_for
-from ._methods import METHODS_V10
+from ._methods import A2AMethod
 from .types import A2AModel, StreamResponse
 
 __all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
+
+P = TypeVar("P", bound=A2AModel)
+R = TypeVar("R")
 
 
 def _refined(exc: JsonRpcError) -> JsonRpcError:
@@ -59,11 +62,13 @@ class ClientTransport:
     async def aclose(self) -> None:
         """Release the transport."""
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         """Call ``method``; the validated 1.0 result model."""
         raise NotImplementedError
 
-    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         """Call a streaming method; its events (close the generator to leave early)."""
         raise NotImplementedError
 
@@ -112,24 +117,26 @@ class JsonRpcClientTransport(ClientTransport):
     async def aclose(self) -> None:
         self._caller.close()
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         try:
             if self.protocol_version == "0.3":
-                name, wire = params_to_v03(method, params)
-                return result_from_v03(method, await self._caller.call(name, wire))
-            descriptor = METHODS_V10[method]
-            return await self._caller.call(descriptor.method, params, descriptor.validate_result)
+                name, wire = params_to_v03(method.method, params)
+                result: R = result_from_v03(method.method, await self._caller.call(name, wire))
+                return result
+            answer: R = await self._caller.call(method.method, params, method.validate_result)
+            return answer
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
         except JsonRpcError as exc:
             raise _refined(exc) from None
 
-    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         if self.protocol_version == "0.3":
-            name, wire = params_to_v03(method, params)
-            return self._caller.stream(name, wire, lambda raw: result_from_v03(method, raw))
-        descriptor = METHODS_V10[method]
-        return self._caller.stream(descriptor.method, params, descriptor.validate_result)
+            name, wire = params_to_v03(method.method, params)
+            return self._caller.stream(name, wire, lambda raw: result_from_v03(method.method, raw))
+        return self._caller.stream(method.method, params, method.validate_result)
 
 
 class RestClientTransport(ClientTransport):
@@ -151,8 +158,8 @@ class RestClientTransport(ClientTransport):
         self.url = url.rstrip("/")
         self.headers = {**dict(headers or {}), "A2A-Version": "1.0"}
 
-    def _request(self, method: str, params: A2AModel, accept: str) -> httpx.Request:
-        spec = http_request_for(method, params)
+    def _request(self, method: A2AMethod[Any, Any], params: A2AModel, accept: str) -> httpx.Request:
+        spec = http_request_for(method.method, params)
         headers = {**self.headers, "accept": accept}
         content = None
         if spec.body is not None:
@@ -166,13 +173,14 @@ class RestClientTransport(ClientTransport):
             headers=headers,
         )
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         if self.timeout is None:
             return await self._call(method, params)
-        with Deadline(self.timeout, self.url, method):
-            return await self._call(method, params)
+        with Deadline(self.timeout, self.url, method.method):
+            result = await self._call(method, params)
+        return result
 
-    async def _call(self, method: str, params: A2AModel) -> Any:
+    async def _call(self, method: A2AMethod[P, R], params: P) -> R:
         request = self._request(method, params, "application/a2a+json, application/json")
         try:
             response = await self._client.send(request, stream=True)
@@ -185,11 +193,14 @@ class RestClientTransport(ClientTransport):
         body = _json_or_none(content)
         if response.status_code >= 400:
             raise _http_error(response.status_code, body)
-        return METHODS_V10[method].validate_result(body)
+        result: R = method.validate_result(body)
+        return result
 
-    async def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    async def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         request = self._request(method, params, "text/event-stream")
-        deadline = Deadline(self.timeout, self.url, method)  # lifted at the first event
+        deadline = Deadline(self.timeout, self.url, method.method)  # lifted at the first event
         try:
             with deadline:
                 response = await self._client.send(request, stream=True)

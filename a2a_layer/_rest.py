@@ -37,10 +37,9 @@ from ._methods import (
     HTTP_ROUTE_ALIASES_V10,
     HTTP_ROUTES_V10,
     METHODS_V10,
-    STREAMING_METHODS,
     match_http_route,
 )
-from ._rpc import EXTENSIONS_HEADER, ServiceParameters, operations
+from ._rpc import EXTENSIONS_HEADER, ServiceParameters
 from ._service import A2AService
 from .types import AgentCard
 
@@ -66,7 +65,6 @@ def rest_routes(
 ) -> list[Route]:
     """The HTTP+JSON routes under ``prefix`` (``""`` for the root), tenant forms included."""
     prefix = prefix.rstrip("/")
-    ops = operations(service)
 
     async def handle(request: HTTPRequest) -> HTTPResponse | SSEResponse:
         try:
@@ -88,8 +86,9 @@ def rest_routes(
                 except ValueError:
                     raise ParseError("Invalid JSON payload") from None
             raw = params_from_http(route, path_vars, request.query, body)
-            model = METHODS_V10[route.method].validate_params(raw)
-            result = await ops[route.method](model, params.call_info(request.info))
+            method = METHODS_V10[route.method]
+            model = method.validate_params(raw)
+            result = await method.operation(service, model, params.call_info(request.info))
         except HTTPError as exc:  # authentication
             status = "UNAUTHENTICATED" if exc.status == 401 else "PERMISSION_DENIED"
             body_obj = {"error": {"code": exc.status, "status": status, "message": exc.message}}
@@ -99,7 +98,7 @@ def rest_routes(
         headers = {}
         if params.activated_extensions:
             headers[EXTENSIONS_HEADER] = ",".join(sorted(params.activated_extensions))
-        if route.method in STREAMING_METHODS:
+        if method.streaming:
             return SSEResponse(_sse(result), headers=headers)
         return HTTPResponse(200, _dump(result), A2A_JSON, headers)
 
