@@ -12,7 +12,9 @@ Rules:
 
 1. The card is read from ``/.well-known/agent-card.json`` (``/.well-known/agent.json``
    on 404); the first interface whose binding and version this client speaks is used
-   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0), and its ``tenant`` goes into every request.
+   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0; gRPC 1.0 when the card offers nothing else or
+   when asked with ``bindings=[ProtocolBinding.GRPC]``, with the ``grpc`` extra), and
+   its ``tenant`` goes into every request.
 2. `stream` ends after a message, a terminal or interrupted status, or a terminal task.
    If the connection ends before that, the client fills the gap with GetTask and
    re-subscribes (SubscribeToTask), with backoff, at most ``max_reconnects`` times in a
@@ -37,7 +39,12 @@ from jsonrpc_core._deadline import Deadline
 from jsonrpc_core._http1 import new_async_client
 
 from ._card import resolve_card
-from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
+from ._client_transport import (
+    ClientTransport,
+    JsonRpcClientTransport,
+    RestClientTransport,
+    grpc_transport,
+)
 from ._errors import UnsupportedOperation
 from ._executor import new_id
 from ._methods import (
@@ -82,6 +89,8 @@ from .types import (
 __all__ = ["A2AClient", "BearerToken", "NoSupportedInterface", "user_message"]
 
 _BINDINGS = (ProtocolBinding.JSONRPC, ProtocolBinding.HTTP_JSON)
+# Used only when a card offers none of _BINDINGS (or when asked for: bindings=...).
+_FALLBACK_BINDINGS = (ProtocolBinding.GRPC,)
 _VERSIONS = ("1.0", "0.3")
 
 
@@ -153,19 +162,34 @@ def choose_interface(
     bindings: Sequence[str] = _BINDINGS,
     versions: Sequence[str] = _VERSIONS,
 ) -> AgentInterface:
-    """The first interface of ``card`` with a binding and version this client speaks."""
+    """The first interface of ``card`` with a binding and version this client speaks.
+
+    With the default ``bindings``, gRPC is chosen only when the card offers nothing else
+    this client speaks; pass ``bindings=[ProtocolBinding.GRPC]`` to prefer it.
+    """
+    found = _first_interface(card, bindings, versions)
+    if found is None and tuple(bindings) == _BINDINGS:
+        found = _first_interface(card, _FALLBACK_BINDINGS, versions)
+    if found is not None:
+        return found
+    offered = ", ".join(
+        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
+    )
+    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
+
+
+def _first_interface(
+    card: AgentCard, bindings: Sequence[str], versions: Sequence[str]
+) -> AgentInterface | None:
     for interface in card.supported_interfaces:
         version = normalise_version(interface.protocol_version)
         binding = interface.protocol_binding
         if binding not in bindings or version not in versions:
             continue
-        if binding == ProtocolBinding.HTTP_JSON and version != "1.0":
-            continue  # the 0.3 HTTP+JSON routes are not spoken here
+        if binding in (ProtocolBinding.HTTP_JSON, ProtocolBinding.GRPC) and version != "1.0":
+            continue  # the 0.3 HTTP+JSON routes and gRPC service are not spoken here
         return interface
-    offered = ", ".join(
-        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
-    )
-    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
+    return None
 
 
 class A2AClient:
@@ -219,7 +243,12 @@ class A2AClient:
         if extensions:
             base_headers[EXTENSIONS_HEADER] = ",".join(extensions)
         self.transport: ClientTransport
-        if self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
+        if self.interface.protocol_binding == ProtocolBinding.GRPC:
+            token = auth.token if isinstance(auth, BearerToken) else None
+            self.transport = grpc_transport(
+                self.interface.url, token=token, headers=base_headers, timeout=timeout
+            )
+        elif self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
             self.transport = RestClientTransport(
                 self.http,
                 self.interface.url,

@@ -1,4 +1,5 @@
-"""How an `A2AClient` reaches one agent interface: JSON-RPC (1.0 or 0.3) or HTTP+JSON.
+"""How an `A2AClient` reaches one agent interface: JSON-RPC (1.0 or 0.3), HTTP+JSON or
+gRPC (``_grpc``, the ``grpc`` extra).
 
 Each transport turns a 1.0 method name and its params model into a call and gives back
 the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
@@ -38,7 +39,7 @@ from ._http_binding import http_request_for
 from ._methods import A2AMethod
 from .types import A2AModel, StreamResponse
 
-__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
+__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport", "grpc_transport"]
 
 P = TypeVar("P", bound=A2AModel)
 R = TypeVar("R")
@@ -230,6 +231,20 @@ class RestClientTransport(ClientTransport):
                 return  # the connection dropped: the stream just ends
         finally:
             await response.aclose()
+
+
+def grpc_transport(
+    url: str, *, token: str | None, headers: Mapping[str, str], timeout: float | None
+) -> ClientTransport:
+    """The gRPC transport (``a2a_layer._grpc``); `ImportError` naming the extra without it."""
+    try:
+        from ._grpc import GrpcClientTransport
+    except ImportError as exc:
+        raise ImportError(
+            f"the agent's interface {url} is gRPC, which needs the grpc extra "
+            f"(pip install 'rpcweave[grpc]'): {exc}"
+        ) from exc
+    return GrpcClientTransport(url, headers=headers, token=token, timeout=timeout)
 
 
 def _http_error(status: int, body: Any) -> Exception:
