@@ -148,6 +148,18 @@ class A2AServer:
         """``host:port`` of the gRPC binding while it is served (inside `running`)."""
         self.max_concurrency = max_concurrency
         self._card_cache: dict[str, AgentCard] = {}
+        self.http = self._http_app(auth, origin_policy, card_max_age, max_body_size)
+
+    def _http_app(
+        self,
+        auth: BearerAuth | None,
+        origin_policy: OriginPolicy | None,
+        card_max_age: int,
+        max_body_size: int | None,
+    ) -> JsonRpcHTTPApp:
+        """The ASGI app of the JSON-RPC endpoint, the card and the HTTP+JSON routes."""
+        card = self.card
+        compat_v03 = self.compat_v03
         rest: list[Route] = []
         if self.rest_path is not None:
             from ._rest import rest_routes
@@ -173,7 +185,7 @@ class A2AServer:
         )
         if max_body_size is not None:
             options.max_body_size = max_body_size
-        self.http = JsonRpcHTTPApp(self.serve, options)
+        return JsonRpcHTTPApp(self.serve, options)
 
     # -- the card --------------------------------------------------------------------
 
