@@ -247,3 +247,24 @@ async def test_a_card_offering_only_grpc_is_used_over_grpc(anyio_backend: str) -
         async with A2AClient(only_grpc) as chosen:
             assert chosen.interface.url == server.grpc_target
             assert isinstance(await chosen.send("build"), Task)
+
+
+async def test_extensions_travel_as_metadata(anyio_backend: str) -> None:
+    from a2a_fixtures.harness import make_card
+
+    from a2a_layer.types import AgentExtension
+
+    uri = "https://example.com/ext/geo/v1"
+    card = make_card(extensions=[AgentExtension(uri=uri, required=True)])
+    async with grpc_served(anyio_backend, card=card) as (server, _, _http):
+        target = server.grpc_target
+        assert target is not None
+        v10 = (("a2a-version", "1.0"),)
+        refused = await raw_call(target, "GetTask", {"id": "nope"}, v10)
+        assert refused.code() == grpc.StatusCode.FAILED_PRECONDITION
+        assert error_details(refused)[0]["reason"] == "EXTENSION_SUPPORT_REQUIRED"
+        accepted = await raw_call(
+            target, "GetTask", {"id": "nope"}, (*v10, ("a2a-extensions", uri))
+        )
+        assert accepted.code() == grpc.StatusCode.NOT_FOUND
+        assert ("a2a-extensions", uri) in tuple(accepted.initial_metadata())
