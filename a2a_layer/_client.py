@@ -12,7 +12,7 @@ Rules:
 
 1. The card is read from ``/.well-known/agent-card.json`` (``/.well-known/agent.json``
    on 404); the first interface whose binding and version this client speaks is used
-   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0; gRPC 1.0 when the card offers nothing else or
+   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0; gRPC 1.0 or 0.3 when the card offers nothing else or
    when asked with ``bindings=[ProtocolBinding.GRPC]``, with the ``grpc`` extra), and
    its ``tenant`` goes into every request.
 2. `stream` ends after a message, a terminal or interrupted status, or a terminal task.
@@ -164,8 +164,7 @@ def choose_interface(
 ) -> AgentInterface:
     """The first interface of ``card`` with a binding and version this client speaks.
 
-    With the default ``bindings``, gRPC is chosen only when the card offers nothing else
-    this client speaks; pass ``bindings=[ProtocolBinding.GRPC]`` to prefer it.
+    With the default ``bindings``, gRPC is chosen only when nothing else fits (rule 1).
     """
     found = _first_interface(card, bindings, versions)
     if found is None and tuple(bindings) == _BINDINGS:
@@ -186,8 +185,8 @@ def _first_interface(
         binding = interface.protocol_binding
         if binding not in bindings or version not in versions:
             continue
-        if binding in (ProtocolBinding.HTTP_JSON, ProtocolBinding.GRPC) and version != "1.0":
-            continue  # the 0.3 HTTP+JSON routes and gRPC service are not spoken here
+        if binding == ProtocolBinding.HTTP_JSON and version != "1.0":
+            continue  # the 0.3 HTTP+JSON routes are not spoken here
         return interface
     return None
 
@@ -246,7 +245,11 @@ class A2AClient:
         if self.interface.protocol_binding == ProtocolBinding.GRPC:
             token = auth.token if isinstance(auth, BearerToken) else None
             self.transport = grpc_transport(
-                self.interface.url, token=token, headers=base_headers, timeout=timeout
+                self.interface.url,
+                token=token,
+                headers=base_headers,
+                timeout=timeout,
+                protocol_version=self.protocol_version,
             )
         elif self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
             self.transport = RestClientTransport(

@@ -234,7 +234,12 @@ class RestClientTransport(ClientTransport):
 
 
 def grpc_transport(
-    url: str, *, token: str | None, headers: Mapping[str, str], timeout: float | None
+    url: str,
+    *,
+    token: str | None,
+    headers: Mapping[str, str],
+    timeout: float | None,
+    protocol_version: str = "1.0",
 ) -> ClientTransport:
     """The gRPC transport (``a2a_layer._grpc``); `ImportError` naming the extra without it."""
     try:
@@ -244,7 +249,9 @@ def grpc_transport(
             f"the agent's interface {url} is gRPC, which needs the grpc extra "
             f"(pip install 'rpcweave[grpc]'): {exc}"
         ) from exc
-    return GrpcClientTransport(url, headers=headers, token=token, timeout=timeout)
+    return GrpcClientTransport(
+        url, headers=headers, token=token, timeout=timeout, protocol_version=protocol_version
+    )
 
 
 def _http_error(status: int, body: Any) -> Exception:

@@ -124,10 +124,11 @@ class A2AMethod(RequestType[P, R], Generic[P, R]):
     ``http`` its HTTP+JSON route and ``http_aliases`` routes a server also accepts but a
     client never sends (each with its ``/{tenant}`` form); ``streaming`` whether it is
     answered with a stream of results (SSE, gRPC server streaming); ``grpc`` the rpc name
-    in ``A2AService`` of ``a2a.proto``; ``operation`` the `A2AService` method serving it.
+    in ``A2AService`` of ``a2a.proto``, ``grpc_v03`` in the 0.3 proto's (the same unless
+    given; ``None`` where ``v03`` is); ``operation`` the `A2AService` method serving it.
     """
 
-    __slots__ = ("grpc", "http", "http_aliases", "operation", "streaming", "v03")
+    __slots__ = ("grpc", "grpc_v03", "http", "http_aliases", "operation", "streaming", "v03")
 
     def __init__(
         self,
@@ -140,6 +141,7 @@ class A2AMethod(RequestType[P, R], Generic[P, R]):
         operation: Operation,
         http_aliases: tuple[HttpShape, ...] = (),
         streaming: bool = False,
+        grpc_v03: str | None = None,
     ) -> None:
         super().__init__(method, params, result)
         self.v03 = v03
@@ -147,6 +149,7 @@ class A2AMethod(RequestType[P, R], Generic[P, R]):
         self.http_aliases = http_aliases
         self.streaming = streaming
         self.grpc = method  # the proto's rpc names are the 1.0 JSON-RPC names
+        self.grpc_v03 = (grpc_v03 or method) if v03 else None
         self.operation = operation
 
     def __repr__(self) -> str:
@@ -205,6 +208,7 @@ SUBSCRIBE_TO_TASK = A2AMethod(
     # says GET; a server accepts both, a client sends GET.
     http_aliases=(("POST", "/tasks/{id}:subscribe", True),),
     streaming=True,
+    grpc_v03="TaskSubscription",
     operation=_S.subscribe,
 )
 GET_TASK = A2AMethod(
@@ -245,6 +249,7 @@ LIST_TASK_PUSH_NOTIFICATION_CONFIGS = A2AMethod(
     ListTaskPushNotificationConfigsResponse,
     v03="tasks/pushNotificationConfig/list",
     http=("GET", _PUSH, False),
+    grpc_v03="ListTaskPushNotificationConfig",
     operation=_S.list_push_configs,
 )
 DELETE_TASK_PUSH_NOTIFICATION_CONFIG = A2AMethod(
@@ -261,6 +266,7 @@ GET_EXTENDED_AGENT_CARD = A2AMethod(
     AgentCard,
     v03="agent/getAuthenticatedExtendedCard",
     http=("GET", "/extendedAgentCard", False),
+    grpc_v03="GetAgentCard",
     operation=_S.get_extended_card,
 )
 

@@ -77,8 +77,8 @@ class A2AServer:
     belongs to the caller that created it, named by ``owner_of(principal)`` (issuer,
     subject and client id of a token by default): other callers can neither see nor
     touch it. ``grpc_port`` (0: any free port) also serves the gRPC binding on
-    ``grpc_host`` while `running` (the ``grpc`` extra; asyncio only), and the card
-    then lists it.
+    ``grpc_host`` while `running` (the ``grpc`` extra; asyncio only): the 1.0 service
+    and, unless ``compat_v03`` is off, the 0.3 one; the card then lists both.
     """
 
     def __init__(
@@ -236,6 +236,14 @@ class A2AServer:
                     url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="0.3"
                 )
             )
+            if self.grpc_target is not None:
+                found.append(
+                    AgentInterface(
+                        url=self.grpc_target,
+                        protocol_binding=ProtocolBinding.GRPC,
+                        protocol_version="0.3",
+                    )
+                )
         return found
 
     # -- serving ---------------------------------------------------------------------
@@ -278,8 +286,12 @@ class A2AServer:
         """Serve the gRPC binding on ``grpc_host:grpc_port`` until `running` ends."""
         from ._grpc import GrpcServer, grpc_handler
 
-        handler = grpc_handler(self.service, self.card, auth=self.auth)
-        server = GrpcServer([handler], host=self.grpc_host, port=self.grpc_port or 0)
+        handlers = [grpc_handler(self.service, self.card, auth=self.auth)]
+        if self.compat_v03:
+            from ._grpc._proto import V03
+
+            handlers.append(grpc_handler(self.service, self.card, auth=self.auth, package=V03))
+        server = GrpcServer(handlers, host=self.grpc_host, port=self.grpc_port or 0)
         await server.start()
         self.grpc_target = server.target
         self._card_cache.clear()

@@ -139,7 +139,7 @@ def test_the_first_supported_interface_is_chosen() -> None:
     only_grpc = _card_with(("GRPC", "1.0", None), ("JSONRPC", "2.0", None))
     assert choose_interface(only_grpc).url == "http://x/GRPC/1.0"
     with pytest.raises(NoSupportedInterface):
-        choose_interface(_card_with(("GRPC", "0.3", None), ("JSONRPC", "2.0", None)))
+        choose_interface(_card_with(("GRPC", "2.0", None), ("JSONRPC", "2.0", None)))
 
 
 async def test_card_falls_back_to_agent_json_and_tenant_is_sent() -> None:

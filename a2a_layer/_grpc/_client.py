@@ -22,7 +22,7 @@ from .._client_transport import ClientTransport
 from .._methods import A2AMethod
 from .._rpc import VERSION_HEADER
 from ..types import A2AModel, StreamResponse
-from ._messages import GrpcMethod, ProtoPackage, from_proto, to_proto
+from ._messages import GrpcMethod, ProtoPackage
 from ._status import error_from_status
 
 __all__ = ["GrpcClientTransport", "grpc_target"]
@@ -42,7 +42,8 @@ def grpc_target(url: str) -> tuple[str, bool]:
 
 
 class GrpcClientTransport(ClientTransport):
-    """The gRPC binding (spec 10), A2A 1.0 (see module docstring)."""
+    """The gRPC binding (spec 10): A2A 1.0 (``lf.a2a.v1``) or, with
+    ``protocol_version="0.3"``, the 0.3 service (``a2a.v1``); see module docstring."""
 
     def __init__(
         self,
@@ -53,16 +54,17 @@ class GrpcClientTransport(ClientTransport):
         timeout: float | None = None,
         channel: grpc.aio.Channel | None = None,
         package: ProtoPackage | None = None,
+        protocol_version: str = "1.0",
     ) -> None:
         if package is None:
-            from ._proto import V1
+            from ._proto import V03, V1
 
-            package = V1
+            package = V03 if protocol_version == "0.3" else V1
         self.package = package
         self.url = url
         self.timeout = timeout
         metadata = [(k.lower(), v) for k, v in (headers or {}).items()]
-        metadata.append((VERSION_HEADER.lower(), "1.0"))
+        metadata.append((VERSION_HEADER.lower(), package.version))
         if token is not None:
             metadata.append(("authorization", f"Bearer {token}"))
         self.metadata = tuple(metadata)
@@ -88,7 +90,7 @@ class GrpcClientTransport(ClientTransport):
     def _rpc(self, method: A2AMethod[Any, Any]) -> GrpcMethod:
         found = self.package.methods.get(method.method)
         if found is None:
-            raise NotImplementedError(f"{self.package.service} has no rpc {method.grpc}")
+            raise NotImplementedError(f"{self.package.service} has no rpc for {method.method}")
         return found
 
     async def call(self, method: A2AMethod[P, R], params: P) -> R:
@@ -98,10 +100,10 @@ class GrpcClientTransport(ClientTransport):
         )
         try:
             with Deadline(self.timeout, self.url, method.method):
-                answer = await stub(to_proto(params, rpc.request), metadata=self.metadata)
+                answer = await stub(self.package.request(rpc, params), metadata=self.metadata)
         except grpc.aio.AioRpcError as exc:
-            raise error_from_status(exc, f"{method.grpc} on {self.url}") from None
-        result: R = method.validate_result(from_proto(answer))
+            raise error_from_status(exc, f"{rpc.name} on {self.url}") from None
+        result: R = self.package.result_of(rpc, answer)
         return result
 
     async def stream(
@@ -111,7 +113,7 @@ class GrpcClientTransport(ClientTransport):
         stub = self.channel.unary_stream(
             rpc.path, request_serializer=_serialize, response_deserializer=rpc.response.FromString
         )
-        call = stub(to_proto(params, rpc.request), metadata=self.metadata)
+        call = stub(self.package.request(rpc, params), metadata=self.metadata)
         deadline = Deadline(self.timeout, self.url, method.method)  # lifted at the first event
         try:
             while True:
@@ -119,11 +121,11 @@ class GrpcClientTransport(ClientTransport):
                     with deadline:
                         event = await call.read()
                 except grpc.aio.AioRpcError as exc:
-                    raise error_from_status(exc, f"{method.grpc} on {self.url}") from None
+                    raise error_from_status(exc, f"{rpc.name} on {self.url}") from None
                 if event is grpc.aio.EOF or not isinstance(event, ProtoMessage):
                     return
                 deadline.lift()
-                yield method.validate_result(from_proto(event))
+                yield self.package.result_of(rpc, event)
         finally:
             call.cancel()
 

@@ -41,9 +41,14 @@ class GrpcMethod:
     """One rpc of a service: its record, full path and request/response classes."""
 
     record: A2AMethod[Any, Any]
-    path: str
+    path: str  # /package.Service/Rpc
     request: type[ProtoMessage]
     response: type[ProtoMessage]
+
+    @property
+    def name(self) -> str:
+        """The rpc's name in its service."""
+        return self.path.rsplit("/", 1)[-1]
 
     @property
     def streaming(self) -> bool:
@@ -54,20 +59,22 @@ class GrpcMethod:
 class ProtoPackage:
     """The messages and the service of one serialized proto file, by A2A method."""
 
-    def __init__(self, serialized: bytes, service: str) -> None:
+    def __init__(self, serialized: bytes, service: str, *, version: str = "1.0") -> None:
         self.pool = _pool(serialized)
         descriptor = self.pool.FindServiceByName(service)
         self.service = service
+        self.version = version
         methods: dict[str, GrpcMethod] = {}
         for record in A2A_METHODS:
-            rpc = descriptor.methods_by_name.get(record.grpc)
+            name = record.grpc if version == "1.0" else record.grpc_v03
+            rpc = descriptor.methods_by_name.get(name or "")
             if rpc is None:
                 continue  # a method this revision of the service lacks
             if rpc.server_streaming != record.streaming:  # pragma: no cover - proto edit
                 raise ValueError(f"{service}.{record.grpc}: streaming differs from its record")
             methods[record.method] = GrpcMethod(
                 record,
-                f"/{service}/{record.grpc}",
+                f"/{service}/{rpc.name}",
                 GetMessageClass(rpc.input_type),
                 GetMessageClass(rpc.output_type),
             )
@@ -77,6 +84,48 @@ class ProtoPackage:
     def message(self, full_name: str) -> type[ProtoMessage]:
         """The class of a message of this package (``lf.a2a.v1.Task``)."""
         return GetMessageClass(self.pool.FindMessageTypeByName(full_name))
+
+    # The four crossings of a call; 0.3 goes through the ``_compat03`` shapes (``_v03``).
+
+    def params_of(self, method: GrpcMethod, message: ProtoMessage) -> Any:
+        """The validated 1.0 params model of a received request (`InvalidParams`)."""
+        wire = from_proto(message)
+        if self.version == "0.3":
+            from ._v03 import params_in
+
+            return params_in(method.record, wire)
+        return method.record.validate_params(wire)
+
+    def answer(self, method: GrpcMethod, result: Any) -> ProtoMessage:
+        """The response message (one event of a stream) for a 1.0 result model."""
+        if self.version == "0.3":
+            from ._v03 import answer_out
+
+            return _parsed(answer_out(method.record, result), method.response)
+        return to_proto(result, method.response)
+
+    def request(self, method: GrpcMethod, params: A2AModel) -> ProtoMessage:
+        """The request message for a 1.0 params model."""
+        if self.version == "0.3":
+            from ._v03 import params_out
+
+            return _parsed(params_out(method.record, params), method.request)
+        return to_proto(params, method.request)
+
+    def result_of(self, method: GrpcMethod, message: ProtoMessage) -> Any:
+        """The validated 1.0 result model of a received response (one event)."""
+        wire = from_proto(message)
+        if self.version == "0.3":
+            from ._v03 import result_in_v10
+
+            return result_in_v10(method.record, wire)
+        return method.record.validate_result(wire)
+
+
+def _parsed(wire: dict[str, Any], cls: type[ProtoMessage]) -> ProtoMessage:
+    message = cls()
+    json_format.ParseDict(wire, message, ignore_unknown_fields=True)
+    return message
 
 
 def to_proto(model: A2AModel | None, cls: type[ProtoMessage]) -> ProtoMessage:

@@ -5,9 +5,11 @@
 ``grpc.aio`` server with it (127.0.0.1 unless told otherwise). Rules, per call:
 
 1. Service parameters come from the metadata (spec 10.2): ``a2a-version`` (the
-   ``lf.a2a.v1`` package *is* 1.0, so a call without it is a 1.0 call; any other
-   version than 1.0 is `VersionNotSupported`), ``a2a-extensions`` (checked against the
-   card as on HTTP; the activated ones are echoed in the initial metadata).
+   ``lf.a2a.v1`` package *is* 1.0, so a call without it is a 1.0 call there, and any
+   other version than 1.0 is `VersionNotSupported`; the 0.3 package ``a2a.v1`` takes
+   0.3 when it is missing and refuses only unsupported versions), ``a2a-extensions``
+   (checked against the card as on HTTP; the activated ones are echoed in the initial
+   metadata).
 2. With ``auth``, ``authorization: Bearer <token>`` is checked by the same `BearerAuth`
    (and so the same `TokenVerifier`) as HTTP; a missing or bad token ends the call
    ``UNAUTHENTICATED``, a missing scope ``PERMISSION_DENIED``. The principal owns the
@@ -29,11 +31,12 @@ from google.protobuf.message import Message as ProtoMessage
 
 from jsonrpc_core import BearerAuth, HTTPError, InternalError, JsonRpcError
 
+from .._methods import GET_EXTENDED_AGENT_CARD
 from .._rpc import EXTENSIONS_HEADER, VERSION_HEADER, ServiceParameters
 from .._runtime import CallInfo
 from .._service import A2AService
 from ..types import AgentCard
-from ._messages import GrpcMethod, ProtoPackage, from_proto, to_proto
+from ._messages import GrpcMethod, ProtoPackage
 from ._status import auth_status, status_of
 
 __all__ = ["GrpcServer", "grpc_handler", "require_asyncio"]
@@ -43,27 +46,34 @@ logger = logging.getLogger(__name__)
 Context = grpc.aio.ServicerContext[Any, Any]
 
 
-def _headers(context: Context) -> dict[str, str]:
+def _headers(context: Context, version: str) -> dict[str, str]:
     headers = {
         key.lower(): value
         for key, value in context.invocation_metadata() or ()
         if isinstance(value, str)
     }
-    headers.setdefault(VERSION_HEADER.lower(), "1.0")  # rule 1
+    headers.setdefault(VERSION_HEADER.lower(), version)  # rule 1
     return headers
 
 
 class _Dispatch:
     """The checks of rules 1-3 and the call into the service, for every rpc."""
 
-    def __init__(self, service: A2AService, card: AgentCard, auth: BearerAuth | None) -> None:
+    def __init__(
+        self,
+        service: A2AService,
+        card: AgentCard,
+        auth: BearerAuth | None,
+        package: ProtoPackage,
+    ) -> None:
         self.service = service
         self.card = card
         self.auth = auth
+        self.package = package
 
     async def prepare(self, method: GrpcMethod, request: ProtoMessage, context: Context) -> Any:
         """The operation's result (a stream for streaming methods), or abort the call."""
-        headers = _headers(context)
+        headers = _headers(context, self.package.version)
         principal = None
         if self.auth is not None:
             try:
@@ -72,22 +82,32 @@ class _Dispatch:
                 await context.abort(auth_status(exc.status), exc.message)
             headers.pop("authorization", None)
         params = ServiceParameters.read(headers, {}, self.card)
-        if params.version != "1.0":
+        if self.package.version == "1.0" and params.version != "1.0":
             params.check_method(method.record.method)
         if params.activated_extensions:
             value = ",".join(sorted(params.activated_extensions))
             await context.send_initial_metadata(((EXTENSIONS_HEADER.lower(), value),))
-        model = method.record.validate_params(from_proto(request))
+        model = self.package.params_of(method, request)
         call = CallInfo(
             extensions=params.activated_extensions, principal=principal, headers=headers
         )
+        if self._public_card_for_v03(method):
+            return self.card
         return await method.record.operation(self.service, model, call)
+
+    def _public_card_for_v03(self, method: GrpcMethod) -> bool:
+        # 0.3's GetAgentCard answers the public card when there is no extended one.
+        return (
+            self.package.version == "0.3"
+            and method.record is GET_EXTENDED_AGENT_CARD
+            and not self.card.capabilities.extended_agent_card
+        )
 
     def unary(self, method: GrpcMethod) -> Callable[..., Any]:
         async def handle(request: ProtoMessage, context: Context) -> ProtoMessage:
             try:
                 result = await self.prepare(method, request, context)
-                return to_proto(result, method.response)
+                return self.package.answer(method, result)
             except JsonRpcError as err:
                 await _abort(context, err)
             except Exception as exc:
@@ -103,7 +123,7 @@ class _Dispatch:
             try:
                 events = await self.prepare(method, request, context)
                 async for event in events:
-                    yield to_proto(event, method.response)
+                    yield self.package.answer(method, event)
             except JsonRpcError as err:
                 await _abort(context, err)
             except Exception as exc:
@@ -137,7 +157,7 @@ def grpc_handler(
         from ._proto import V1
 
         package = V1
-    dispatch = _Dispatch(service, card, auth)
+    dispatch = _Dispatch(service, card, auth, package)
     handlers: dict[str, grpc.RpcMethodHandler[Any, Any]] = {}
     for method in package.methods.values():
         options: Mapping[str, Any] = {
@@ -145,11 +165,11 @@ def grpc_handler(
             "response_serializer": _serialize,
         }
         if method.streaming:
-            handlers[method.record.grpc] = grpc.unary_stream_rpc_method_handler(
+            handlers[method.name] = grpc.unary_stream_rpc_method_handler(
                 dispatch.stream(method), **options
             )
         else:
-            handlers[method.record.grpc] = grpc.unary_unary_rpc_method_handler(
+            handlers[method.name] = grpc.unary_unary_rpc_method_handler(
                 dispatch.unary(method), **options
             )
     return grpc.method_handlers_generic_handler(package.service, handlers)
