@@ -4,16 +4,13 @@ and ``CompatGrpcHandler``), in process on 127.0.0.1. asyncio only (grpc.aio)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import anyio
 import pytest
 from a2a_fixtures.harness import BASE, in_process
+from test_a2a_client import serve
 
 from a2a_layer import A2AClient, TaskNotCancelable, TaskNotFound
-from a2a_layer.types import Message, Task, TaskState
-
-from test_a2a_client import serve
+from a2a_layer.types import Task, TaskState
 
 pytest.importorskip("grpc")
 
