@@ -514,7 +514,7 @@ async def _serve(args: argparse.Namespace) -> int:
         async with listening(server.asgi_app(), args.host, args.port) as url:
             print(f"A2A agent {server.card.name!r} listening on {url}", flush=True)
             if server.grpc_target is not None:
-                print(f"gRPC (lf.a2a.v1.A2AService) on {server.grpc_target}", flush=True)
+                print(f"gRPC (A2A 1.0 and 0.3) on {server.grpc_target}", flush=True)
             if server.push is not None and server.push.allow_private_webhooks:
                 print("push: private webhook targets allowed", flush=True)
             await wait_for_signal()

@@ -65,7 +65,8 @@ async def test_the_card_lists_the_grpc_interface_while_it_is_served(anyio_backen
         card = (await http.get("/.well-known/agent-card.json")).json()
         grpc_interfaces = [i for i in card["supportedInterfaces"] if i["protocolBinding"] == "GRPC"]
         assert grpc_interfaces == [
-            {"url": server.grpc_target, "protocolBinding": "GRPC", "protocolVersion": "1.0"}
+            {"url": server.grpc_target, "protocolBinding": "GRPC", "protocolVersion": version}
+            for version in ("1.0", "0.3")  # both services, one port
         ]
         assert server.grpc_target and server.grpc_target.startswith("127.0.0.1:")
     assert server.grpc_target is None

@@ -32,8 +32,9 @@ async def test_serve_with_a_grpc_port_lists_and_answers_grpc() -> None:
     try:
         async with A2AClient.connect(server.url) as http_client:
             card = http_client.card
-        (grpc_interface,) = [i for i in card.supported_interfaces if i.protocol_binding == "GRPC"]
-        assert grpc_interface.url.startswith("127.0.0.1:")
+        grpc_interfaces = [i for i in card.supported_interfaces if i.protocol_binding == "GRPC"]
+        assert [i.protocol_version for i in grpc_interfaces] == ["1.0", "0.3"]
+        assert grpc_interfaces[0].url.startswith("127.0.0.1:")
         async with A2AClient(card, bindings=["GRPC"]) as client:
             task = await client.send("Write a function that reverses a string")
             assert isinstance(task, Task) and task.status.state.value == "TASK_STATE_INPUT_REQUIRED"

@@ -104,32 +104,36 @@ class _Dispatch:
         )
 
     def unary(self, method: GrpcMethod) -> Callable[..., Any]:
+        version = self.package.version
+
         async def handle(request: ProtoMessage, context: Context) -> ProtoMessage:
             try:
                 result = await self.prepare(method, request, context)
                 return self.package.answer(method, result)
             except JsonRpcError as err:
-                await _abort(context, err)
+                await _abort(context, err, version)
             except Exception as exc:
                 _reraise_abort(exc)
                 logger.exception("gRPC %s failed", method.path)
-                await _abort(context, InternalError("Internal error"))
+                await _abort(context, InternalError("Internal error"), version)
             raise AssertionError("unreachable: abort raises")  # pragma: no cover
 
         return handle
 
     def stream(self, method: GrpcMethod) -> Callable[..., Any]:
+        version = self.package.version
+
         async def handle(request: ProtoMessage, context: Context) -> AsyncIterator[ProtoMessage]:
             try:
                 events = await self.prepare(method, request, context)
                 async for event in events:
                     yield self.package.answer(method, event)
             except JsonRpcError as err:
-                await _abort(context, err)
+                await _abort(context, err, version)
             except Exception as exc:
                 _reraise_abort(exc)
                 logger.exception("gRPC stream %s failed", method.path)
-                await _abort(context, InternalError("Internal error while streaming"))
+                await _abort(context, InternalError("Internal error while streaming"), version)
 
         return handle
 
@@ -140,8 +144,8 @@ def _reraise_abort(exc: Exception) -> None:
         raise exc
 
 
-async def _abort(context: Context, err: JsonRpcError) -> None:
-    code, message, trailers = status_of(err)
+async def _abort(context: Context, err: JsonRpcError, version: str) -> None:
+    code, message, trailers = status_of(err, version)
     await context.abort(code, message, trailing_metadata=trailers)
 
 

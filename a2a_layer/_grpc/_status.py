@@ -8,6 +8,10 @@ trailer whose details are a ``google.rpc.ErrorInfo`` (reason, domain
 back into the `A2A_ERRORS` class; without one, the status code decides. Authentication
 failures are ``UNAUTHENTICATED`` (401) and ``PERMISSION_DENIED`` (403), raised on the
 client as `jsonrpc_core.HTTPStatusError` with that status, as the HTTP bindings do.
+
+The 0.3 service (``a2a.v1``) had no ErrorInfo: its status message is
+``"<spec error name>: <message>"`` (``TaskNotFoundError: ...``), as 0.3 peers write and
+read it; our 0.3 answers carry the ErrorInfo as well, and a client reads either.
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from jsonrpc_core import (
     TransportError,
 )
 
-from .._errors import error_from_reason, error_info, error_row, http_error_body
+from .._errors import ERROR_TABLE, error_from_reason, error_info, error_row, http_error_body
 
 __all__ = ["STATUS_DETAILS_KEY", "error_from_status", "status_of"]
 
@@ -51,15 +55,22 @@ def _packed(detail: dict[str, Any]) -> any_pb2.Any | None:
     return packed
 
 
-def status_of(err: JsonRpcError) -> tuple[grpc.StatusCode, str, tuple[tuple[str, bytes], ...]]:
+_BY_SPEC_NAME = {row.spec_name: row for row in ERROR_TABLE}
+
+
+def status_of(
+    err: JsonRpcError, version: str = "1.0"
+) -> tuple[grpc.StatusCode, str, tuple[tuple[str, bytes], ...]]:
     """The gRPC status code, message and trailing metadata that answer ``err``."""
-    code = grpc.StatusCode[error_row(err).grpc_status]
-    status = status_pb2.Status(code=code.value[0], message=err.message)
+    row = error_row(err)
+    code = grpc.StatusCode[row.grpc_status]
+    message = f"{row.spec_name}: {err.message}" if version == "0.3" else err.message
+    status = status_pb2.Status(code=code.value[0], message=message)
     for detail in http_error_body(err)["error"]["details"]:
         packed = _packed(detail)
         if packed is not None:
             status.details.append(packed)
-    return code, err.message, ((STATUS_DETAILS_KEY, status.SerializeToString()),)
+    return code, message, ((STATUS_DETAILS_KEY, status.SerializeToString()),)
 
 
 def auth_status(http_status: int) -> grpc.StatusCode:
@@ -101,9 +112,15 @@ def error_from_status(call: grpc.aio.AioRpcError, what: str) -> Exception:
         return TransportError(f"{what} failed: {code.name}: {message}")
     details = _details(call)
     info = error_info(details)
+    name, _, rest = message.partition(": ")
+    named = _BY_SPEC_NAME.get(name)
+    if named is not None:  # the 0.3 form of the message
+        message = rest
     if info is not None and isinstance(info.get("reason"), str):
         err = error_from_reason(info["reason"], message, details)
         if err is not None:
             return err
+    if named is not None:
+        return named.cls(message) if details is None else named.cls(message, details)
     cls = _BY_CODE.get(code, InvalidRequest)
     return cls(message) if details is None else cls(message, details)
