@@ -80,6 +80,7 @@ async def test_every_0_3_method_over_grpc(anyio_backend: str) -> None:
 async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> None:
     import grpc
     from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.compat.v0_3.grpc_transport import CompatGrpcTransport
     from a2a.types import a2a_pb2 as pb
     from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
     from google.protobuf.json_format import MessageToDict
@@ -99,7 +100,12 @@ async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> N
             supported_protocol_bindings=["GRPC"],
             grpc_channel_factory=grpc.aio.insecure_channel,
         )
-        client = ClientFactory(config).create(card)
+        factory = ClientFactory(config)
+        # a2a-sdk's factory picks CompatGrpcTransport for a 0.3 interface, unless an import
+        # cycle inside a2a-sdk (hit when a2a.server was imported first) left it None:
+        # register the compat transport by the factory's public API either way.
+        factory.register("GRPC", CompatGrpcTransport.create)
+        client = factory.create(card)
 
         def message(text: str, task_id: str = "") -> Any:
             return pb.Message(
