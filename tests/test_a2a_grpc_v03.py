@@ -77,10 +77,34 @@ async def test_every_0_3_method_over_grpc(anyio_backend: str) -> None:
 # -- a2a-sdk's 0.3 compat client against rpcweave ------------------------------------------
 
 
-async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> None:
+def _sdk_0_3_client(card: Any) -> Any:
+    """a2a-sdk's client for the card's GRPC 0.3 interface only."""
     import grpc
-    from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
+    from a2a.client import ClientConfig, ClientFactory
     from a2a.compat.v0_3.grpc_transport import CompatGrpcTransport
+
+    kept = [
+        i
+        for i in card.supported_interfaces
+        if i.protocol_binding == "GRPC" and i.protocol_version == "0.3"
+    ]
+    del card.supported_interfaces[:]
+    card.supported_interfaces.extend(kept)
+    config = ClientConfig(
+        streaming=True,
+        supported_protocol_bindings=["GRPC"],
+        grpc_channel_factory=grpc.aio.insecure_channel,
+    )
+    factory = ClientFactory(config)
+    # a2a-sdk's factory picks CompatGrpcTransport for a 0.3 interface, unless an import
+    # cycle inside a2a-sdk (hit when a2a.server was imported first) left it None:
+    # register the compat transport by the factory's public API either way.
+    factory.register("GRPC", CompatGrpcTransport.create)
+    return factory.create(card)
+
+
+async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> None:
+    from a2a.client import A2ACardResolver
     from a2a.types import a2a_pb2 as pb
     from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
     from google.protobuf.json_format import MessageToDict
@@ -88,24 +112,7 @@ async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> N
     server, _ = serve(grpc_port=0)
     async with in_process(server) as http:
         card = await A2ACardResolver(http, BASE).get_agent_card()
-        kept = [
-            i
-            for i in card.supported_interfaces
-            if i.protocol_binding == "GRPC" and i.protocol_version == "0.3"
-        ]
-        del card.supported_interfaces[:]
-        card.supported_interfaces.extend(kept)
-        config = ClientConfig(
-            streaming=True,
-            supported_protocol_bindings=["GRPC"],
-            grpc_channel_factory=grpc.aio.insecure_channel,
-        )
-        factory = ClientFactory(config)
-        # a2a-sdk's factory picks CompatGrpcTransport for a 0.3 interface, unless an import
-        # cycle inside a2a-sdk (hit when a2a.server was imported first) left it None:
-        # register the compat transport by the factory's public API either way.
-        factory.register("GRPC", CompatGrpcTransport.create)
-        client = factory.create(card)
+        client = _sdk_0_3_client(card)
 
         def message(text: str, task_id: str = "") -> Any:
             return pb.Message(
