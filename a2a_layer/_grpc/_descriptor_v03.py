@@ -192,6 +192,5 @@ SERIALIZED = (
     b'tCardRequest\x1a\x11.a2a.v1.AgentCard"\x00\x12m\n DeleteTaskP'
     b'ushNotificationConfig\x12/.a2a.v1.DeleteTaskPushNot'
     b'ificationConfigRequest\x1a\x16.google.protobuf.Empty"\x00'
-    b'B=\n\x11com.google.a2a.v1B\x03A2AP\x01Z\x18google.golang.org/'
-    b'a2a/v1\xaa\x02\x06A2a.V1b\x06proto3'
+    b'b\x06proto3'
 )

@@ -223,7 +223,5 @@ SERIALIZED = (
     b'a.v1.GetExtendedAgentCardRequest\x1a\x14.lf.a2a.v1.Age'
     b'ntCard"\x00\x12p\n DeleteTaskPushNotificationConfig\x122.l'
     b'f.a2a.v1.DeleteTaskPushNotificationConfigRequest'
-    b'\x1a\x16.google.protobuf.Empty"\x00BF\n\x14com.google.lf.a2a.'
-    b'v1B\x03A2AP\x01Z\x1bgoogle.golang.org/lf/a2a/v1\xaa\x02\tLf.A2a.'
-    b'V1b\x06proto3'
+    b'\x1a\x16.google.protobuf.Empty"\x00b\x06proto3'
 )
