@@ -3,7 +3,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 PACKAGES := jsonrpc_core mcp_layer acp_layer a2a_layer rpcweave
 
-.PHONY: setup specs test lint typecheck pytest demo bench conformance clean postgres-up postgres-down soak
+.PHONY: setup specs test lint typecheck pytest demo bench conformance clean postgres-up postgres-down soak grpc-proto
 
 $(PY):
 	python3 -m venv $(VENV)
@@ -35,6 +35,11 @@ pytest: setup specs
 	$(PY) -m pytest; status=$$?; [ $$status -eq 0 ] || [ $$status -eq 5 ]
 
 test: lint typecheck pytest
+
+# The descriptor modules of the A2A gRPC binding, from a2a_layer/_grpc/*.proto (needs
+# grpcio-tools, a dev dependency; tests/test_a2a_grpc_proto.py checks they are current).
+grpc-proto: setup
+	$(PY) scripts/gen_a2a_grpc.py
 
 demo: setup
 	$(PY) -m rpcweave demo

@@ -12,7 +12,9 @@ Rules:
 
 1. The card is read from ``/.well-known/agent-card.json`` (``/.well-known/agent.json``
    on 404); the first interface whose binding and version this client speaks is used
-   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0), and its ``tenant`` goes into every request.
+   (JSON-RPC 1.0 or 0.3, HTTP+JSON 1.0; gRPC 1.0 or 0.3 when the card offers nothing else or
+   when asked with ``bindings=[ProtocolBinding.GRPC]``, with the ``grpc`` extra), and
+   its ``tenant`` goes into every request.
 2. `stream` ends after a message, a terminal or interrupted status, or a terminal task.
    If the connection ends before that, the client fills the gap with GetTask and
    re-subscribes (SubscribeToTask), with backoff, at most ``max_reconnects`` times in a
@@ -36,9 +38,27 @@ from jsonrpc_core import ConnectionClosed, Deadline, TransportError, WireTap
 from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, new_async_client
 
 from ._card import resolve_card
-from ._client_transport import ClientTransport, JsonRpcClientTransport, RestClientTransport
+from ._client_transport import (
+    ClientTransport,
+    JsonRpcClientTransport,
+    RestClientTransport,
+    grpc_transport,
+)
 from ._errors import UnsupportedOperation
 from ._executor import new_id
+from ._methods import (
+    CANCEL_TASK,
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+    GET_EXTENDED_AGENT_CARD,
+    GET_TASK,
+    GET_TASK_PUSH_NOTIFICATION_CONFIG,
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+    LIST_TASKS,
+    SEND_MESSAGE,
+    SEND_STREAMING_MESSAGE,
+    SUBSCRIBE_TO_TASK,
+)
 from ._rpc import EXTENSIONS_HEADER, normalise_version
 from .types import (
     AgentCard,
@@ -58,7 +78,6 @@ from .types import (
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
-    SendMessageResponse,
     StreamResponse,
     SubscribeToTaskRequest,
     Task,
@@ -69,6 +88,8 @@ from .types import (
 __all__ = ["A2AClient", "BearerToken", "NoSupportedInterface", "user_message"]
 
 _BINDINGS = (ProtocolBinding.JSONRPC, ProtocolBinding.HTTP_JSON)
+# Used only when a card offers none of _BINDINGS (or when asked for: bindings=...).
+_FALLBACK_BINDINGS = (ProtocolBinding.GRPC,)
 _VERSIONS = ("1.0", "0.3")
 
 
@@ -140,7 +161,24 @@ def choose_interface(
     bindings: Sequence[str] = _BINDINGS,
     versions: Sequence[str] = _VERSIONS,
 ) -> AgentInterface:
-    """The first interface of ``card`` with a binding and version this client speaks."""
+    """The first interface of ``card`` with a binding and version this client speaks.
+
+    With the default ``bindings``, gRPC is chosen only when nothing else fits (rule 1).
+    """
+    found = _first_interface(card, bindings, versions)
+    if found is None and tuple(bindings) == _BINDINGS:
+        found = _first_interface(card, _FALLBACK_BINDINGS, versions)
+    if found is not None:
+        return found
+    offered = ", ".join(
+        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
+    )
+    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
+
+
+def _first_interface(
+    card: AgentCard, bindings: Sequence[str], versions: Sequence[str]
+) -> AgentInterface | None:
     for interface in card.supported_interfaces:
         version = normalise_version(interface.protocol_version)
         binding = interface.protocol_binding
@@ -149,10 +187,7 @@ def choose_interface(
         if binding == ProtocolBinding.HTTP_JSON and version != "1.0":
             continue  # the 0.3 HTTP+JSON routes are not spoken here
         return interface
-    offered = ", ".join(
-        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
-    )
-    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
+    return None
 
 
 class A2AClient:
@@ -206,7 +241,16 @@ class A2AClient:
         if extensions:
             base_headers[EXTENSIONS_HEADER] = ",".join(extensions)
         self.transport: ClientTransport
-        if self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
+        if self.interface.protocol_binding == ProtocolBinding.GRPC:
+            token = auth.token if isinstance(auth, BearerToken) else None
+            self.transport = grpc_transport(
+                self.interface.url,
+                token=token,
+                headers=base_headers,
+                timeout=timeout,
+                protocol_version=self.protocol_version,
+            )
+        elif self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
             self.transport = RestClientTransport(
                 self.http,
                 self.interface.url,
@@ -330,8 +374,7 @@ class A2AClient:
             metadata=metadata,
             message_id=message_id,
         )
-        response: SendMessageResponse = await self.transport.call("SendMessage", request)
-        return response.payload
+        return (await self.transport.call(SEND_MESSAGE, request)).payload
 
     async def stream(
         self,
@@ -360,7 +403,7 @@ class A2AClient:
             message_id=message_id,
         )
         followed: str | None = None
-        events = self.transport.stream("SendStreamingMessage", request)
+        events = self.transport.stream(SEND_STREAMING_MESSAGE, request)
         try:
             async for event in events:
                 if followed is None:
@@ -383,7 +426,7 @@ class A2AClient:
     ) -> AsyncGenerator[StreamResponse, None]:
         """SubscribeToTask as an async iterator: the task now, then its events (rule 2)."""
         request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
-        events = self.transport.stream("SubscribeToTask", request)
+        events = self.transport.stream(SUBSCRIBE_TO_TASK, request)
         try:
             async for event in events:
                 yield event
@@ -414,7 +457,7 @@ class A2AClient:
             failures += 1
             request = SubscribeToTaskRequest(id=task_id, tenant=self.tenant)
             first = True
-            events = self.transport.stream("SubscribeToTask", request)
+            events = self.transport.stream(SUBSCRIBE_TO_TASK, request)
             try:
                 async for event in events:
                     if first and event.task == task:
@@ -467,8 +510,7 @@ class A2AClient:
     async def get_task(self, task_id: str, *, history_length: int | None = None) -> Task:
         """GetTask."""
         request = GetTaskRequest(id=task_id, history_length=history_length, tenant=self.tenant)
-        result: Task = await self.transport.call("GetTask", request)
-        return result
+        return await self.transport.call(GET_TASK, request)
 
     async def list_tasks(
         self,
@@ -492,16 +534,14 @@ class A2AClient:
             include_artifacts=include_artifacts,
             status_timestamp_after=status_timestamp_after,
         )
-        result: ListTasksResponse = await self.transport.call("ListTasks", request)
-        return result
+        return await self.transport.call(LIST_TASKS, request)
 
     async def cancel_task(self, task_id: str, *, metadata: Mapping[str, Any] | None = None) -> Task:
         """CancelTask."""
         request = CancelTaskRequest(
             id=task_id, tenant=self.tenant, metadata=dict(metadata) if metadata else None
         )
-        result: Task = await self.transport.call("CancelTask", request)
-        return result
+        return await self.transport.call(CANCEL_TASK, request)
 
     # -- push notification configs ---------------------------------------------------
 
@@ -523,20 +563,14 @@ class A2AClient:
             token=token,
             authentication=authentication,
         )
-        result: TaskPushNotificationConfig = await self.transport.call(
-            "CreateTaskPushNotificationConfig", request
-        )
-        return result
+        return await self.transport.call(CREATE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def get_push_config(self, task_id: str, config_id: str) -> TaskPushNotificationConfig:
         """GetTaskPushNotificationConfig."""
         request = GetTaskPushNotificationConfigRequest(
             task_id=task_id, id=config_id, tenant=self.tenant
         )
-        result: TaskPushNotificationConfig = await self.transport.call(
-            "GetTaskPushNotificationConfig", request
-        )
-        return result
+        return await self.transport.call(GET_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def list_push_configs(self, task_id: str) -> list[TaskPushNotificationConfig]:
         """ListTaskPushNotificationConfigs (every page)."""
@@ -546,7 +580,7 @@ class A2AClient:
             request = ListTaskPushNotificationConfigsRequest(
                 task_id=task_id, tenant=self.tenant, page_token=token
             )
-            page = await self.transport.call("ListTaskPushNotificationConfigs", request)
+            page = await self.transport.call(LIST_TASK_PUSH_NOTIFICATION_CONFIGS, request)
             configs.extend(page.configs)
             token = page.next_page_token
             if not token:
@@ -557,10 +591,9 @@ class A2AClient:
         request = DeleteTaskPushNotificationConfigRequest(
             task_id=task_id, id=config_id, tenant=self.tenant
         )
-        await self.transport.call("DeleteTaskPushNotificationConfig", request)
+        await self.transport.call(DELETE_TASK_PUSH_NOTIFICATION_CONFIG, request)
 
     async def get_extended_card(self) -> AgentCard:
         """GetExtendedAgentCard (authenticate first; spec 3.1.11)."""
         request = GetExtendedAgentCardRequest(tenant=self.tenant)
-        result: AgentCard = await self.transport.call("GetExtendedAgentCard", request)
-        return result
+        return await self.transport.call(GET_EXTENDED_AGENT_CARD, request)

@@ -1,4 +1,5 @@
-"""How an `A2AClient` reaches one agent interface: JSON-RPC (1.0 or 0.3) or HTTP+JSON.
+"""How an `A2AClient` reaches one agent interface: JSON-RPC (1.0 or 0.3), HTTP+JSON or
+gRPC (``_grpc``, the ``grpc`` extra).
 
 Each transport turns a 1.0 method name and its params model into a call and gives back
 the validated 1.0 result model (or a stream of `StreamResponse`), raising the agent's
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import AsyncGenerator, Mapping
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pydantic_core
@@ -26,11 +27,14 @@ from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, HTTPCaller, SSEDecoder, rea
 from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
 from ._http_binding import http_request_for
-from ._methods import METHODS_V10
+from ._methods import A2AMethod
 from ._telemetry import A2A_CLIENT_TELEMETRY, rest_client_telemetry
 from .types import A2AModel, StreamResponse
 
-__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport"]
+__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport", "grpc_transport"]
+
+P = TypeVar("P", bound=A2AModel)
+R = TypeVar("R")
 
 
 def _refined(exc: JsonRpcError) -> JsonRpcError:
@@ -51,11 +55,13 @@ class ClientTransport:
     async def aclose(self) -> None:
         """Release the transport."""
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         """Call ``method``; the validated 1.0 result model."""
         raise NotImplementedError
 
-    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         """Call a streaming method; its events (close the generator to leave early)."""
         raise NotImplementedError
 
@@ -105,24 +111,26 @@ class JsonRpcClientTransport(ClientTransport):
     async def aclose(self) -> None:
         self._caller.close()
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         try:
             if self.protocol_version == "0.3":
-                name, wire = params_to_v03(method, params)
-                return result_from_v03(method, await self._caller.call(name, wire))
-            descriptor = METHODS_V10[method]
-            return await self._caller.call(descriptor.method, params, descriptor.validate_result)
+                name, wire = params_to_v03(method.method, params)
+                result: R = result_from_v03(method.method, await self._caller.call(name, wire))
+                return result
+            answer: R = await self._caller.call(method.method, params, method.validate_result)
+            return answer
         except HTTPStatusError:
             raise  # an HTTP error status (401, 413, ...): a TransportError with .status
         except JsonRpcError as exc:
             raise _refined(exc) from None
 
-    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         if self.protocol_version == "0.3":
-            name, wire = params_to_v03(method, params)
-            return self._caller.stream(name, wire, lambda raw: result_from_v03(method, raw))
-        descriptor = METHODS_V10[method]
-        return self._caller.stream(descriptor.method, params, descriptor.validate_result)
+            name, wire = params_to_v03(method.method, params)
+            return self._caller.stream(name, wire, lambda raw: result_from_v03(method.method, raw))
+        return self._caller.stream(method.method, params, method.validate_result)
 
 
 class RestClientTransport(ClientTransport):
@@ -146,12 +154,12 @@ class RestClientTransport(ClientTransport):
 
     def _request(
         self,
-        method: str,
+        method: A2AMethod[Any, Any],
         params: A2AModel,
         accept: str,
         extra_headers: Mapping[str, str] | None = None,
     ) -> httpx.Request:
-        spec = http_request_for(method, params)
+        spec = http_request_for(method.method, params)
         headers = {**self.headers, **(extra_headers or {}), "accept": accept}
         content = None
         if spec.body is not None:
@@ -165,25 +173,30 @@ class RestClientTransport(ClientTransport):
             headers=headers,
         )
 
-    async def call(self, method: str, params: A2AModel) -> Any:
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
         telemetry = rest_client_telemetry()
         if telemetry is not None and telemetry.live():
-            return await telemetry.call(
-                method, params, None, lambda _, headers: self._bounded_call(method, params, headers)
+            result: R = await telemetry.call(
+                method.method,
+                params,
+                None,
+                lambda _, headers: self._bounded_call(method, params, headers),
             )
+            return result
         return await self._bounded_call(method, params)
 
     async def _bounded_call(
-        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
-    ) -> Any:
+        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
+    ) -> R:
         if self.timeout is None:
             return await self._call(method, params, headers)
-        with Deadline(self.timeout, self.url, method):
-            return await self._call(method, params, headers)
+        with Deadline(self.timeout, self.url, method.method):
+            result = await self._call(method, params, headers)
+        return result
 
     async def _call(
-        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
-    ) -> Any:
+        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
+    ) -> R:
         request = self._request(method, params, "application/a2a+json, application/json", headers)
         try:
             response = await self._client.send(request, stream=True)
@@ -196,21 +209,30 @@ class RestClientTransport(ClientTransport):
         body = _json_or_none(content)
         if response.status_code >= 400:
             raise _http_error(response.status_code, body)
-        return METHODS_V10[method].validate_result(body)
+        result: R = method.validate_result(body)
+        return result
 
-    def stream(self, method: str, params: A2AModel) -> AsyncGenerator[StreamResponse, None]:
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
         telemetry = rest_client_telemetry()
         if telemetry is not None and telemetry.live():
             return telemetry.stream(  # type: ignore[no-any-return]
-                method, params, None, lambda _, headers: self._stream(method, params, headers)
+                method.method,
+                params,
+                None,
+                lambda _, headers: self._stream(method, params, headers),
             )
         return self._stream(method, params)
 
     async def _stream(
-        self, method: str, params: A2AModel, headers: Mapping[str, str] | None = None
+        self,
+        method: A2AMethod[P, StreamResponse],
+        params: P,
+        headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[StreamResponse, None]:
         request = self._request(method, params, "text/event-stream", headers)
-        deadline = Deadline(self.timeout, self.url, method)  # lifted at the first event
+        deadline = Deadline(self.timeout, self.url, method.method)  # lifted at the first event
         try:
             with deadline:
                 response = await self._client.send(request, stream=True)
@@ -240,6 +262,27 @@ class RestClientTransport(ClientTransport):
                 return  # the connection dropped: the stream just ends
         finally:
             await response.aclose()
+
+
+def grpc_transport(
+    url: str,
+    *,
+    token: str | None,
+    headers: Mapping[str, str],
+    timeout: float | None,
+    protocol_version: str = "1.0",
+) -> ClientTransport:
+    """The gRPC transport (``a2a_layer._grpc``); `ImportError` naming the extra without it."""
+    try:
+        from ._grpc import GrpcClientTransport
+    except ImportError as exc:
+        raise ImportError(
+            f"the agent's interface {url} is gRPC, which needs the grpc extra "
+            f"(pip install 'rpcweave[grpc]'): {exc}"
+        ) from exc
+    return GrpcClientTransport(
+        url, headers=headers, token=token, timeout=timeout, protocol_version=protocol_version
+    )
 
 
 def _http_error(status: int, body: Any) -> Exception:

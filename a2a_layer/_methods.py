@@ -1,20 +1,28 @@
-"""A2A methods declared once, as data: JSON-RPC descriptors, 0.3 names, HTTP+JSON routes.
+"""A2A methods declared once, as data: one `A2AMethod` record per operation of ``A2AService``.
 
-Every operation of ``A2AService`` in ``a2a.proto`` is one `RequestType`; the two
-streaming ones (`SEND_STREAMING_MESSAGE`, `SUBSCRIBE_TO_TASK`) declare the type of *each*
-SSE event's ``result``. The HTTP+JSON routes are the proto's ``google.api.http``
-annotations, tenant forms included.
+Each record is the method's JSON-RPC descriptor (a `RequestType`: 1.0 name, params and
+result types) and carries everything else a binding needs: the 0.3 JSON-RPC name, the
+HTTP+JSON routes (the proto's ``google.api.http`` annotations), whether it streams, its
+gRPC method name and the `A2AService` operation that serves it. Every table below, the
+JSON-RPC registry, the HTTP+JSON router, the gRPC service and the client's typed calls are
+derived from `A2A_METHODS`; no method name is spelled twice.
+
+The two streaming methods (`SEND_STREAMING_MESSAGE`, `SUBSCRIBE_TO_TASK`) declare the
+type of *each* event (``StreamResponse``) as their result type.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 from urllib.parse import quote
 
 from jsonrpc_core import RequestType
 
+from ._runtime import CallInfo
+from ._service import A2AService
 from .types import (
     AgentCard,
     CancelTaskRequest,
@@ -36,6 +44,7 @@ from .types import (
 )
 
 __all__ = [
+    "A2A_METHODS",
     "CANCEL_TASK",
     "CREATE_TASK_PUSH_NOTIFICATION_CONFIG",
     "DELETE_TASK_PUSH_NOTIFICATION_CONFIG",
@@ -54,86 +63,13 @@ __all__ = [
     "STREAMING_METHODS",
     "STREAMING_METHODS_V03",
     "SUBSCRIBE_TO_TASK",
+    "A2AMethod",
     "HttpRoute",
     "match_http_route",
 ]
 
-# -- A2A 1.0 JSON-RPC methods (spec 9.4) ---------------------------------------------------
-
-SEND_MESSAGE = RequestType("SendMessage", SendMessageRequest, SendMessageResponse)
-SEND_STREAMING_MESSAGE = RequestType("SendStreamingMessage", SendMessageRequest, StreamResponse)
-GET_TASK = RequestType("GetTask", GetTaskRequest, Task)
-LIST_TASKS = RequestType("ListTasks", ListTasksRequest, ListTasksResponse)
-CANCEL_TASK = RequestType("CancelTask", CancelTaskRequest, Task)
-SUBSCRIBE_TO_TASK = RequestType("SubscribeToTask", SubscribeToTaskRequest, StreamResponse)
-CREATE_TASK_PUSH_NOTIFICATION_CONFIG = RequestType(
-    "CreateTaskPushNotificationConfig", TaskPushNotificationConfig, TaskPushNotificationConfig
-)
-GET_TASK_PUSH_NOTIFICATION_CONFIG = RequestType(
-    "GetTaskPushNotificationConfig",
-    GetTaskPushNotificationConfigRequest,
-    TaskPushNotificationConfig,
-)
-LIST_TASK_PUSH_NOTIFICATION_CONFIGS = RequestType(
-    "ListTaskPushNotificationConfigs",
-    ListTaskPushNotificationConfigsRequest,
-    ListTaskPushNotificationConfigsResponse,
-)
-DELETE_TASK_PUSH_NOTIFICATION_CONFIG = RequestType(
-    "DeleteTaskPushNotificationConfig", DeleteTaskPushNotificationConfigRequest, Empty
-)
-GET_EXTENDED_AGENT_CARD = RequestType(
-    "GetExtendedAgentCard", GetExtendedAgentCardRequest, AgentCard
-)
-
-METHODS_V10: dict[str, RequestType[Any, Any]] = {
-    d.method: d
-    for d in (
-        SEND_MESSAGE,
-        SEND_STREAMING_MESSAGE,
-        GET_TASK,
-        LIST_TASKS,
-        CANCEL_TASK,
-        SUBSCRIBE_TO_TASK,
-        CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
-        GET_TASK_PUSH_NOTIFICATION_CONFIG,
-        LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-        DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-        GET_EXTENDED_AGENT_CARD,
-    )
-}
-"""Every A2A 1.0 JSON-RPC method by name."""
-
-STREAMING_METHODS = frozenset({SEND_STREAMING_MESSAGE.method, SUBSCRIBE_TO_TASK.method})
-"""1.0 methods answered with an SSE stream of `StreamResponse` results."""
-
-# -- A2A 0.3 method names ------------------------------------------------------------------
-
-METHODS_V10_TO_V03: dict[str, str] = {
-    "SendMessage": "message/send",
-    "SendStreamingMessage": "message/stream",
-    "GetTask": "tasks/get",
-    "CancelTask": "tasks/cancel",
-    "SubscribeToTask": "tasks/resubscribe",
-    "CreateTaskPushNotificationConfig": "tasks/pushNotificationConfig/set",
-    "GetTaskPushNotificationConfig": "tasks/pushNotificationConfig/get",
-    "ListTaskPushNotificationConfigs": "tasks/pushNotificationConfig/list",
-    "DeleteTaskPushNotificationConfig": "tasks/pushNotificationConfig/delete",
-    "GetExtendedAgentCard": "agent/getAuthenticatedExtendedCard",
-}
-"""The 0.3 JSON-RPC name of each 1.0 method (ListTasks has none: 0.3 JSON-RPC lacks it)."""
-
-METHODS_V03_TO_V10: dict[str, str] = {
-    **{v03: v10 for v10, v03 in METHODS_V10_TO_V03.items()},
-    # 0.3 spec 11.1.3 also names the card method this way; accepted, never sent.
-    "agent/authenticatedExtendedCard": "GetExtendedAgentCard",
-}
-"""The 1.0 method each 0.3 JSON-RPC method name stands for."""
-
-STREAMING_METHODS_V03 = frozenset({"message/stream", "tasks/resubscribe"})
-"""0.3 methods answered with an SSE stream."""
-
-# -- HTTP+JSON routes (a2a.proto google.api.http) ------------------------------------------
+P = TypeVar("P")
+R = TypeVar("R")
 
 _VAR = re.compile(r"\{(\w+)\}")
 
@@ -173,37 +109,209 @@ class HttpRoute:
         return _VAR.sub(lambda m: quote(values[m.group(1)], safe=""), self.path)
 
 
-def _routes(http_method: str, path: str, method: str, *, body: bool) -> tuple[HttpRoute, ...]:
-    # Each proto binding has an additional_binding with a leading "/{tenant}".
-    return (
-        HttpRoute(http_method, path, method, body),
-        HttpRoute(http_method, "/{tenant}" + path, method, body),
-    )
+Operation = Callable[[A2AService, Any, CallInfo], Awaitable[Any]]
+"""An unbound `A2AService` operation: ``(service, params model, call) -> result`` (for a
+streaming method the result is an async iterator of `StreamResponse`)."""
+
+HttpShape = tuple[str, str, bool]
+"""An HTTP+JSON route before its tenant form: (verb, path template, body sent)."""
 
 
+class A2AMethod(RequestType[P, R], Generic[P, R]):
+    """One A2A method: its 1.0 JSON-RPC descriptor plus every other binding's name for it.
+
+    ``v03`` is the 0.3 JSON-RPC name (``None``: 0.3 JSON-RPC lacks the method);
+    ``http`` its HTTP+JSON route and ``http_aliases`` routes a server also accepts but a
+    client never sends (each with its ``/{tenant}`` form); ``streaming`` whether it is
+    answered with a stream of results (SSE, gRPC server streaming); ``grpc`` the rpc name
+    in ``A2AService`` of ``a2a.proto``, ``grpc_v03`` in the 0.3 proto's (the same unless
+    given; ``None`` where ``v03`` is); ``operation`` the `A2AService` method serving it.
+    """
+
+    __slots__ = ("grpc", "grpc_v03", "http", "http_aliases", "operation", "streaming", "v03")
+
+    def __init__(
+        self,
+        method: str,
+        params: type[P],
+        result: type[R],
+        *,
+        v03: str | None,
+        http: HttpShape,
+        operation: Operation,
+        http_aliases: tuple[HttpShape, ...] = (),
+        streaming: bool = False,
+        grpc_v03: str | None = None,
+    ) -> None:
+        super().__init__(method, params, result)
+        self.v03 = v03
+        self.http = http
+        self.http_aliases = http_aliases
+        self.streaming = streaming
+        self.grpc = method  # the proto's rpc names are the 1.0 JSON-RPC names
+        self.grpc_v03 = (grpc_v03 or method) if v03 else None
+        self.operation = operation
+
+    def __repr__(self) -> str:
+        return f"A2AMethod({self.method!r})"
+
+    def routes(self, *, aliases: bool = False) -> tuple[HttpRoute, ...]:
+        """The method's HTTP+JSON routes, each followed by its ``/{tenant}`` form."""
+        shapes = (self.http, *self.http_aliases) if aliases else (self.http,)
+        return tuple(
+            HttpRoute(verb, prefix + path, self.method, body)
+            for verb, path, body in shapes
+            # Each proto binding has an additional_binding with a leading "/{tenant}".
+            for prefix in ("", "/{tenant}")
+        )
+
+
+_S = A2AService
 _PUSH = "/tasks/{task_id}/pushNotificationConfigs"
 
-# Order matters for matching: routes with a custom verb (":cancel") come before the plain
-# "/tasks/{id}" they would otherwise also fit, and untenanted forms before tenanted ones.
-HTTP_ROUTES_V10: tuple[HttpRoute, ...] = (
-    *_routes("POST", "/message:send", "SendMessage", body=True),
-    *_routes("POST", "/message:stream", "SendStreamingMessage", body=True),
-    *_routes("POST", "/tasks/{id}:cancel", "CancelTask", body=True),
-    *_routes("GET", "/tasks/{id}:subscribe", "SubscribeToTask", body=False),
-    *_routes("GET", "/tasks/{id}", "GetTask", body=False),
-    *_routes("GET", "/tasks", "ListTasks", body=False),
-    *_routes("POST", _PUSH, "CreateTaskPushNotificationConfig", body=True),
-    *_routes("GET", _PUSH + "/{id}", "GetTaskPushNotificationConfig", body=False),
-    *_routes("GET", _PUSH, "ListTaskPushNotificationConfigs", body=False),
-    *_routes("DELETE", _PUSH + "/{id}", "DeleteTaskPushNotificationConfig", body=False),
-    *_routes("GET", "/extendedAgentCard", "GetExtendedAgentCard", body=False),
-)
-"""The HTTP+JSON routes of A2A 1.0, exactly as annotated in ``a2a.proto``."""
+# -- the records (spec 9.4; a2a.proto service A2AService) ----------------------------------
+# Declared in HTTP matching order: routes with a custom verb (":cancel") come before the
+# plain "/tasks/{id}" they would otherwise also fit.
 
-HTTP_ROUTE_ALIASES_V10: tuple[HttpRoute, ...] = (
+SEND_MESSAGE = A2AMethod(
+    "SendMessage",
+    SendMessageRequest,
+    SendMessageResponse,
+    v03="message/send",
+    http=("POST", "/message:send", True),
+    operation=_S.send_message,
+)
+SEND_STREAMING_MESSAGE = A2AMethod(
+    "SendStreamingMessage",
+    SendMessageRequest,
+    StreamResponse,
+    v03="message/stream",
+    http=("POST", "/message:stream", True),
+    streaming=True,
+    operation=_S.send_streaming_message,
+)
+CANCEL_TASK = A2AMethod(
+    "CancelTask",
+    CancelTaskRequest,
+    Task,
+    v03="tasks/cancel",
+    http=("POST", "/tasks/{id}:cancel", True),
+    operation=_S.cancel_task,
+)
+SUBSCRIBE_TO_TASK = A2AMethod(
+    "SubscribeToTask",
+    SubscribeToTaskRequest,
+    StreamResponse,
+    v03="tasks/resubscribe",
+    http=("GET", "/tasks/{id}:subscribe", False),
     # Spec 5.3 and 11.3.2 write "POST /tasks/{id}:subscribe" where the normative proto
     # says GET; a server accepts both, a client sends GET.
-    *_routes("POST", "/tasks/{id}:subscribe", "SubscribeToTask", body=True),
+    http_aliases=(("POST", "/tasks/{id}:subscribe", True),),
+    streaming=True,
+    grpc_v03="TaskSubscription",
+    operation=_S.subscribe,
+)
+GET_TASK = A2AMethod(
+    "GetTask",
+    GetTaskRequest,
+    Task,
+    v03="tasks/get",
+    http=("GET", "/tasks/{id}", False),
+    operation=_S.get_task,
+)
+LIST_TASKS = A2AMethod(
+    "ListTasks",
+    ListTasksRequest,
+    ListTasksResponse,
+    v03=None,  # 0.3 JSON-RPC lacks it
+    http=("GET", "/tasks", False),
+    operation=_S.list_tasks,
+)
+CREATE_TASK_PUSH_NOTIFICATION_CONFIG = A2AMethod(
+    "CreateTaskPushNotificationConfig",
+    TaskPushNotificationConfig,
+    TaskPushNotificationConfig,
+    v03="tasks/pushNotificationConfig/set",
+    http=("POST", _PUSH, True),
+    operation=_S.create_push_config,
+)
+GET_TASK_PUSH_NOTIFICATION_CONFIG = A2AMethod(
+    "GetTaskPushNotificationConfig",
+    GetTaskPushNotificationConfigRequest,
+    TaskPushNotificationConfig,
+    v03="tasks/pushNotificationConfig/get",
+    http=("GET", _PUSH + "/{id}", False),
+    operation=_S.get_push_config,
+)
+LIST_TASK_PUSH_NOTIFICATION_CONFIGS = A2AMethod(
+    "ListTaskPushNotificationConfigs",
+    ListTaskPushNotificationConfigsRequest,
+    ListTaskPushNotificationConfigsResponse,
+    v03="tasks/pushNotificationConfig/list",
+    http=("GET", _PUSH, False),
+    grpc_v03="ListTaskPushNotificationConfig",
+    operation=_S.list_push_configs,
+)
+DELETE_TASK_PUSH_NOTIFICATION_CONFIG = A2AMethod(
+    "DeleteTaskPushNotificationConfig",
+    DeleteTaskPushNotificationConfigRequest,
+    Empty,
+    v03="tasks/pushNotificationConfig/delete",
+    http=("DELETE", _PUSH + "/{id}", False),
+    operation=_S.delete_push_config,
+)
+GET_EXTENDED_AGENT_CARD = A2AMethod(
+    "GetExtendedAgentCard",
+    GetExtendedAgentCardRequest,
+    AgentCard,
+    v03="agent/getAuthenticatedExtendedCard",
+    http=("GET", "/extendedAgentCard", False),
+    grpc_v03="GetAgentCard",
+    operation=_S.get_extended_card,
+)
+
+A2A_METHODS: tuple[A2AMethod[Any, Any], ...] = (
+    SEND_MESSAGE,
+    SEND_STREAMING_MESSAGE,
+    CANCEL_TASK,
+    SUBSCRIBE_TO_TASK,
+    GET_TASK,
+    LIST_TASKS,
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+    GET_TASK_PUSH_NOTIFICATION_CONFIG,
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+    GET_EXTENDED_AGENT_CARD,
+)
+"""Every A2A 1.0 method, once; every table below is derived from it."""
+
+# -- derived tables ------------------------------------------------------------------------
+
+METHODS_V10: dict[str, A2AMethod[Any, Any]] = {m.method: m for m in A2A_METHODS}
+"""Every A2A 1.0 JSON-RPC method by name."""
+
+STREAMING_METHODS = frozenset(m.method for m in A2A_METHODS if m.streaming)
+"""1.0 methods answered with an SSE stream of `StreamResponse` results."""
+
+METHODS_V10_TO_V03: dict[str, str] = {m.method: m.v03 for m in A2A_METHODS if m.v03}
+"""The 0.3 JSON-RPC name of each 1.0 method that 0.3 JSON-RPC has."""
+
+METHODS_V03_TO_V10: dict[str, str] = {
+    **{v03: v10 for v10, v03 in METHODS_V10_TO_V03.items()},
+    # 0.3 spec 11.1.3 also names the card method this way; accepted, never sent.
+    "agent/authenticatedExtendedCard": GET_EXTENDED_AGENT_CARD.method,
+}
+"""The 1.0 method each 0.3 JSON-RPC method name stands for."""
+
+STREAMING_METHODS_V03 = frozenset(m.v03 for m in A2A_METHODS if m.streaming and m.v03)
+"""0.3 methods answered with an SSE stream."""
+
+HTTP_ROUTES_V10: tuple[HttpRoute, ...] = tuple(r for m in A2A_METHODS for r in m.routes())
+"""The HTTP+JSON routes of A2A 1.0, exactly as annotated in ``a2a.proto``, in matching
+order (untenanted form before the tenanted one)."""
+
+HTTP_ROUTE_ALIASES_V10: tuple[HttpRoute, ...] = tuple(
+    r for m in A2A_METHODS for r in m.routes(aliases=True) if r not in m.routes()
 )
 """Routes a server also accepts but a client never sends."""
 

@@ -32,10 +32,9 @@ from ._methods import (
     HTTP_ROUTE_ALIASES_V10,
     HTTP_ROUTES_V10,
     METHODS_V10,
-    STREAMING_METHODS,
     match_http_route,
 )
-from ._rpc import EXTENSIONS_HEADER, ServiceParameters, operations
+from ._rpc import EXTENSIONS_HEADER, ServiceParameters
 from ._service import A2AService
 from ._telemetry import traced_rest_operation
 from .types import AgentCard
@@ -62,7 +61,6 @@ def rest_routes(
 ) -> list[Route]:
     """The HTTP+JSON routes under ``prefix`` (``""`` for the root), tenant forms included."""
     prefix = prefix.rstrip("/")
-    ops = operations(service)
 
     async def handle(request: HTTPRequest) -> HTTPResponse | SSEResponse:
         try:
@@ -84,14 +82,15 @@ def rest_routes(
                 except ValueError:
                     raise ParseError("Invalid JSON payload") from None
             raw = params_from_http(route, path_vars, request.query, body)
-            model = METHODS_V10[route.method].validate_params(raw)
+            method = METHODS_V10[route.method]
+            model = method.validate_params(raw)
             info = params.call_info(request.info)
             result = await traced_rest_operation(
                 route.method,
                 raw,
                 request.info,
-                lambda: ops[route.method](model, info),
-                route.method in STREAMING_METHODS,
+                lambda: method.operation(service, model, info),
+                method.streaming,
             )
         except HTTPError as exc:  # authentication
             status = "UNAUTHENTICATED" if exc.status == 401 else "PERMISSION_DENIED"
@@ -102,7 +101,7 @@ def rest_routes(
         headers = {}
         if params.activated_extensions:
             headers[EXTENSIONS_HEADER] = ",".join(sorted(params.activated_extensions))
-        if route.method in STREAMING_METHODS:
+        if method.streaming:
             return SSEResponse(_sse(result), headers=headers)
         return HTTPResponse(200, _dump(result), A2A_JSON, headers)
 

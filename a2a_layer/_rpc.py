@@ -16,29 +16,20 @@ through the ``_compat03`` bridge on the same endpoint. `ServiceParameters` reads
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from jsonrpc_core import Incoming, MethodRegistry, Request, RequestContext, RequestType
+from jsonrpc_core import Incoming, MethodRegistry, Request, RequestContext
 from jsonrpc_core.http import HTTPRequestInfo
 
 from ._errors import ExtensionSupportRequired, VersionNotSupported
 from ._methods import (
-    CANCEL_TASK,
-    CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
-    DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
-    GET_EXTENDED_AGENT_CARD,
-    GET_TASK,
-    GET_TASK_PUSH_NOTIFICATION_CONFIG,
-    LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
-    LIST_TASKS,
+    A2A_METHODS,
     METHODS_V10,
-    SEND_MESSAGE,
-    SEND_STREAMING_MESSAGE,
     STREAMING_METHODS,
     STREAMING_METHODS_V03,
-    SUBSCRIBE_TO_TASK,
+    A2AMethod,
 )
 from ._runtime import CallInfo
 from ._service import A2AService
@@ -52,7 +43,6 @@ __all__ = [
     "ServiceParameters",
     "build_registry",
     "normalise_version",
-    "operations",
     "response_headers",
     "validate_hook",
 ]
@@ -179,39 +169,20 @@ def _call(ctx: RequestContext) -> CallInfo:
     )
 
 
-Operation = Callable[[Any, CallInfo], Awaitable[Any]]
-
-
-def operations(service: A2AService) -> dict[str, Operation]:
-    """Every 1.0 method name -> the service operation that serves it."""
-    return {
-        SEND_MESSAGE.method: service.send_message,
-        SEND_STREAMING_MESSAGE.method: service.send_streaming_message,
-        GET_TASK.method: service.get_task,
-        LIST_TASKS.method: service.list_tasks,
-        CANCEL_TASK.method: service.cancel_task,
-        SUBSCRIBE_TO_TASK.method: service.subscribe,
-        CREATE_TASK_PUSH_NOTIFICATION_CONFIG.method: service.create_push_config,
-        GET_TASK_PUSH_NOTIFICATION_CONFIG.method: service.get_push_config,
-        LIST_TASK_PUSH_NOTIFICATION_CONFIGS.method: service.list_push_configs,
-        DELETE_TASK_PUSH_NOTIFICATION_CONFIG.method: service.delete_push_config,
-        GET_EXTENDED_AGENT_CARD.method: service.get_extended_card,
-    }
-
-
 def build_registry(service: A2AService, *, compat_v03: bool = True) -> MethodRegistry:
     """The JSON-RPC methods of an A2A server: 1.0 names, and 0.3 names unless disabled."""
     registry = MethodRegistry()
-    ops = operations(service)
 
-    def bind(descriptor: RequestType[Any, Any], operation: Operation) -> None:
+    def bind(method: A2AMethod[Any, Any]) -> None:
+        operation = method.operation
+
         async def handler(params: Any, ctx: RequestContext) -> Any:
-            return await operation(params, _call(ctx))
+            return await operation(service, params, _call(ctx))
 
-        registry.on(descriptor, handler)
+        registry.on(method, handler)
 
-    for name, operation in ops.items():
-        bind(METHODS_V10[name], operation)
+    for method in A2A_METHODS:
+        bind(method)
 
     if compat_v03:
         from ._compat03 import params_from_v03, result_to_v03
@@ -219,7 +190,7 @@ def build_registry(service: A2AService, *, compat_v03: bool = True) -> MethodReg
         async def v03(params: Any, ctx: RequestContext) -> Any:
             descriptor, model = params_from_v03(ctx.method, params)
             name = descriptor.method
-            result = await ops[name](model, _call(ctx))
+            result = await METHODS_V10[name].operation(service, model, _call(ctx))
             if name in STREAMING_METHODS:
                 return _stream_v03(name, result)
             return result_to_v03(name, result)

@@ -73,9 +73,12 @@ class A2AServer:
     the address first, but only an address policy in that client's transport
     (``new_async_client(resolve=public_addresses_only(), trust_env=False)``) pins the
     address it connects to; see `PushDispatcher`. ``auth`` verifies bearer tokens on the
-    JSON-RPC and HTTP+JSON endpoints (the card stays public); each task then belongs to
-    the caller that created it, named by ``owner_of(principal)`` (issuer, subject and
-    client id of a token by default): other callers can neither see nor touch it.
+    JSON-RPC, HTTP+JSON and gRPC endpoints (the card stays public); each task then
+    belongs to the caller that created it, named by ``owner_of(principal)`` (issuer,
+    subject and client id of a token by default): other callers can neither see nor
+    touch it. ``grpc_port`` (0: any free port) also serves the gRPC binding on
+    ``grpc_host`` while `running` (the ``grpc`` extra; asyncio only): the 1.0 service
+    and, unless ``compat_v03`` is off, the 0.3 one; the card then lists both.
     """
 
     def __init__(
@@ -103,6 +106,8 @@ class A2AServer:
         max_push_configs_per_task: int | None = None,
         max_push_configs: int | None = None,
         owner_of: Callable[[Any], str | None] = principal_owner,
+        grpc_port: int | None = None,
+        grpc_host: str = "127.0.0.1",
     ) -> None:
         self.card = card
         self.store = store if store is not None else InMemoryTaskStore()
@@ -136,8 +141,25 @@ class A2AServer:
             owner_of=owner_of,
         )
         self.registry = build_registry(self.service, compat_v03=compat_v03)
+        self.auth = auth
+        self.grpc_port = grpc_port
+        self.grpc_host = grpc_host
+        self.grpc_target: str | None = None
+        """``host:port`` of the gRPC binding while it is served (inside `running`)."""
         self.max_concurrency = max_concurrency
         self._card_cache: dict[str, AgentCard] = {}
+        self.http = self._http_app(auth, origin_policy, card_max_age, max_body_size)
+
+    def _http_app(
+        self,
+        auth: BearerAuth | None,
+        origin_policy: OriginPolicy | None,
+        card_max_age: int,
+        max_body_size: int | None,
+    ) -> JsonRpcHTTPApp:
+        """The ASGI app of the JSON-RPC endpoint, the card and the HTTP+JSON routes."""
+        card = self.card
+        compat_v03 = self.compat_v03
         rest: list[Route] = []
         if self.rest_path is not None:
             from ._rest import rest_routes
@@ -163,7 +185,7 @@ class A2AServer:
         )
         if max_body_size is not None:
             options.max_body_size = max_body_size
-        self.http = JsonRpcHTTPApp(self.serve, options)
+        return JsonRpcHTTPApp(self.serve, options)
 
     # -- the card --------------------------------------------------------------------
 
@@ -200,12 +222,28 @@ class A2AServer:
                     protocol_version="1.0",
                 )
             )
+        if self.grpc_target is not None:
+            found.append(
+                AgentInterface(
+                    url=self.grpc_target,
+                    protocol_binding=ProtocolBinding.GRPC,
+                    protocol_version="1.0",
+                )
+            )
         if self.compat_v03:
             found.append(
                 AgentInterface(
                     url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="0.3"
                 )
             )
+            if self.grpc_target is not None:
+                found.append(
+                    AgentInterface(
+                        url=self.grpc_target,
+                        protocol_binding=ProtocolBinding.GRPC,
+                        protocol_version="0.3",
+                    )
+                )
         return found
 
     # -- serving ---------------------------------------------------------------------
@@ -225,6 +263,10 @@ class A2AServer:
     @asynccontextmanager
     async def running(self) -> AsyncIterator[A2AServer]:
         """Run the agent runtime, push delivery and the HTTP app's background work."""
+        if self.grpc_port is not None:
+            from ._grpc import require_asyncio
+
+            require_asyncio()
         async with AsyncExitStack() as stack:
             stack.push_async_callback(self.store.aclose)
             task_group = await stack.enter_async_context(anyio.create_task_group())
@@ -237,7 +279,30 @@ class A2AServer:
                 task_group.start_soon(self.push.run_until_cancelled, push_started)
                 await push_started.wait()
             await stack.enter_async_context(self.http.running())
+            if self.grpc_port is not None:
+                await self._start_grpc(stack)
             yield self
+
+    async def _start_grpc(self, stack: AsyncExitStack) -> None:
+        """Serve the gRPC binding on ``grpc_host:grpc_port`` until `running` ends."""
+        from ._grpc import GrpcServer, grpc_handler
+
+        handlers = [grpc_handler(self.service, self.card, auth=self.auth)]
+        if self.compat_v03:
+            from ._grpc._proto import V03
+
+            handlers.append(grpc_handler(self.service, self.card, auth=self.auth, package=V03))
+        server = GrpcServer(handlers, host=self.grpc_host, port=self.grpc_port or 0)
+        await server.start()
+        self.grpc_target = server.target
+        self._card_cache.clear()
+
+        async def stop() -> None:
+            self.grpc_target = None
+            self._card_cache.clear()
+            await server.stop()
+
+        stack.push_async_callback(stop)
 
     def asgi_app(self) -> Callable[[ASGIScope, ASGIReceive, ASGISend], Awaitable[None]]:
         """This server as an ASGI application (its lifespan runs `running`)."""

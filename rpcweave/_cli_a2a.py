@@ -110,6 +110,13 @@ def add_parser(commands: Any) -> None:
         "--port", type=int, default=9999, help="port (default: %(default)s; 0 picks a free one)"
     )
     serve.add_argument(
+        "--grpc-port",
+        type=int,
+        metavar="N",
+        help="also serve the gRPC binding on --host:N (0 picks a free one; the card lists "
+        "it; needs the grpc extra: pip install 'rpcweave[grpc]')",
+    )
+    serve.add_argument(
         "--store", metavar="sqlite:PATH", help="keep tasks in SQLite (default: in memory)"
     )
     serve.add_argument(
@@ -486,6 +493,14 @@ async def _serve(args: argparse.Namespace) -> int:
     server = build_server(
         args.target, args.store, allow_private_webhooks=args.allow_private_webhooks
     )
+    if args.grpc_port is not None:
+        try:
+            import a2a_layer._grpc  # noqa: F401
+        except ImportError as exc:
+            raise CLIError(
+                f"--grpc-port needs the grpc extra (pip install 'rpcweave[grpc]'): {exc}", 2
+            ) from None
+        server.grpc_port, server.grpc_host = args.grpc_port, args.host
     with Trace(args.trace, verbose=args.verbose, title=f"A2A agent {args.target}") as trace:
         serve_connection = server.http.serve_connection
 
@@ -497,6 +512,8 @@ async def _serve(args: argparse.Namespace) -> int:
         server.http.serve_connection = traced
         async with listening(server.asgi_app(), args.host, args.port) as url:
             print(f"A2A agent {server.card.name!r} listening on {url}", flush=True)
+            if server.grpc_target is not None:
+                print(f"gRPC (A2A 1.0 and 0.3) on {server.grpc_target}", flush=True)
             if server.push is not None and server.push.allow_private_webhooks:
                 print("push: private webhook targets allowed", flush=True)
             await wait_for_signal()

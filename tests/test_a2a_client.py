@@ -134,8 +134,12 @@ def test_the_first_supported_interface_is_chosen() -> None:
     )
     assert choose_interface(card).url == "http://x/HTTP+JSON/1.0"
     assert choose_interface(card, bindings=("JSONRPC",)).url == "http://x/JSONRPC/1.0"
+    assert choose_interface(card, bindings=("GRPC",)).url == "http://x/GRPC/1.0"
+    # gRPC is the fallback when a card offers nothing else this client speaks.
+    only_grpc = _card_with(("GRPC", "1.0", None), ("JSONRPC", "2.0", None))
+    assert choose_interface(only_grpc).url == "http://x/GRPC/1.0"
     with pytest.raises(NoSupportedInterface):
-        choose_interface(_card_with(("GRPC", "1.0", None), ("JSONRPC", "2.0", None)))
+        choose_interface(_card_with(("GRPC", "2.0", None), ("JSONRPC", "2.0", None)))
 
 
 async def test_card_falls_back_to_agent_json_and_tenant_is_sent() -> None:

@@ -8,7 +8,20 @@ from typing import Any
 
 from jsonrpc_core import InvalidParams, MethodNotFound, RequestType
 
-from .._methods import METHODS_V03_TO_V10, METHODS_V10, METHODS_V10_TO_V03
+from .._methods import (
+    CANCEL_TASK,
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG,
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG,
+    GET_EXTENDED_AGENT_CARD,
+    GET_TASK,
+    GET_TASK_PUSH_NOTIFICATION_CONFIG,
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS,
+    METHODS_V03_TO_V10,
+    METHODS_V10,
+    SEND_MESSAGE,
+    SEND_STREAMING_MESSAGE,
+    SUBSCRIBE_TO_TASK,
+)
 from ..types import A2AModel, ListTaskPushNotificationConfigsResponse, StreamResponse
 from ._card import _card_in, card_to_v03
 from ._events import (
@@ -86,28 +99,35 @@ class _Bridge:
     result_out: Callable[[Any], Any]  # 1.0 result model -> 0.3 result JSON
 
 
+# The 0.3 conversions of each method that 0.3 JSON-RPC has (`A2AMethod.v03` set).
 _BRIDGES: dict[str, _Bridge] = {
-    "SendMessage": _Bridge(_send_params_in, send_params_to_v03, _event_in, send_result_to_v03),
-    "SendStreamingMessage": _Bridge(_send_params_in, send_params_to_v03, _event_in, event_to_v03),
-    "GetTask": _Bridge(_same, _task_params_out, _task_in, task_to_v03),
-    "CancelTask": _Bridge(_same, _task_params_out, _task_in, task_to_v03),
-    "SubscribeToTask": _Bridge(_same, _task_params_out, _event_in, event_to_v03),
-    "CreateTaskPushNotificationConfig": _Bridge(
+    SEND_MESSAGE.method: _Bridge(
+        _send_params_in, send_params_to_v03, _event_in, send_result_to_v03
+    ),
+    SEND_STREAMING_MESSAGE.method: _Bridge(
+        _send_params_in, send_params_to_v03, _event_in, event_to_v03
+    ),
+    GET_TASK.method: _Bridge(_same, _task_params_out, _task_in, task_to_v03),
+    CANCEL_TASK.method: _Bridge(_same, _task_params_out, _task_in, task_to_v03),
+    SUBSCRIBE_TO_TASK.method: _Bridge(_same, _task_params_out, _event_in, event_to_v03),
+    CREATE_TASK_PUSH_NOTIFICATION_CONFIG.method: _Bridge(
         _push_config_in, push_config_to_v03, _push_config_in, push_config_to_v03
     ),
-    "GetTaskPushNotificationConfig": _Bridge(
+    GET_TASK_PUSH_NOTIFICATION_CONFIG.method: _Bridge(
         _get_push_params_in, _push_params_out, _push_config_in, push_config_to_v03
     ),
-    "ListTaskPushNotificationConfigs": _Bridge(
+    LIST_TASK_PUSH_NOTIFICATION_CONFIGS.method: _Bridge(
         lambda p: {"taskId": p.get("id")} if isinstance(p, Mapping) else p,
         lambda r: {"id": r.task_id},
         _list_push_result_in,
         _list_push_result_out,
     ),
-    "DeleteTaskPushNotificationConfig": _Bridge(
+    DELETE_TASK_PUSH_NOTIFICATION_CONFIG.method: _Bridge(
         _get_push_params_in, _push_params_out, _same, lambda _r: None
     ),
-    "GetExtendedAgentCard": _Bridge(_empty_params, lambda _r: None, _card_result_in, card_to_v03),
+    GET_EXTENDED_AGENT_CARD.method: _Bridge(
+        _empty_params, lambda _r: None, _card_result_in, card_to_v03
+    ),
 }
 
 
@@ -130,7 +150,8 @@ def params_from_v03(method: str, params: Any) -> tuple[RequestType[Any, Any], An
 
 def params_to_v03(method: str, params: A2AModel) -> tuple[str, Any]:
     """The 0.3 method name and params JSON for calling 1.0 ``method`` on a 0.3 server."""
-    name = METHODS_V10_TO_V03.get(method)
+    record = METHODS_V10.get(method)
+    name = record.v03 if record is not None else None
     if name is None:
         raise MethodNotFound(f"A2A 0.3 has no JSON-RPC method for {method}")
     return name, _BRIDGES[method].params_out(params)
@@ -141,7 +162,7 @@ def result_to_v03(method: str, result: Any, *, final: bool | None = None) -> Any
 
     ``final`` is passed to `event_to_v03` for streamed status updates.
     """
-    if method in ("SendStreamingMessage", "SubscribeToTask"):
+    if METHODS_V10[method].streaming:
         if not isinstance(result, StreamResponse):
             result = StreamResponse.wrap(result)
         return event_to_v03(result, final)
