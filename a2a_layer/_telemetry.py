@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from jsonrpc_core._telemetry import (
+from jsonrpc_core.telemetry import (
     Attributes,
     TelemetryConventions,
     as_json,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from jsonrpc_core._telemetry import Attributes, TelemetryConventions, field, text_field
+from jsonrpc_core.telemetry import Attributes, TelemetryConventions, field, text_field
 
 __all__ = ["ACP_AGENT_TELEMETRY", "ACP_CLIENT_TELEMETRY", "AcpConventions"]
 

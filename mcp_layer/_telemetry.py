@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any
 
-from jsonrpc_core._telemetry import Attributes, TelemetryConventions, field, text_field
+from jsonrpc_core.telemetry import Attributes, TelemetryConventions, field, text_field
 
 __all__ = ["MCP_CLIENT_TELEMETRY", "MCP_SERVER_TELEMETRY", "McpConventions"]
 

@@ -74,7 +74,9 @@ def test_an_http_app_loads_the_http_server() -> None:
     assert {"jsonrpc_core._http_server", "mcp_layer._http"} <= loaded
 
 
-@pytest.mark.parametrize("package", ["jsonrpc_core", "jsonrpc_core.http", "mcp_layer"])
+@pytest.mark.parametrize(
+    "package", ["jsonrpc_core", "jsonrpc_core.http", "jsonrpc_core.telemetry", "mcp_layer"]
+)
 def test_every_exported_name_resolves(package: str) -> None:
     optional = {"PostgresEventStore", "PostgresSubscriptionBus"}  # need the postgres extra
     code = (

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message as ProtoMessage
 
-from jsonrpc_core._deadline import Deadline
+from jsonrpc_core import Deadline
 
 from .._client_transport import ClientTransport
 from .._methods import A2AMethod
