@@ -5,11 +5,12 @@ Everything else in the core uses anyio's primitives (memory object streams, ``Ev
 costs more than the issue allows (#22: keep a primitive only for a loss above 10% on a
 headline workload). An anyio memory object stream checkpoints on every ``receive``, so
 an idle worker goes once more round the event loop before it waits, and makes an
-``Event`` (a backend lookup) per wait. Measured on the 2-core bench machine (busy, 5
-alternating runs, minimum CPU per call of client and server together, the core's stdio
-echo bench): with a memory object stream as the Peer's work queue, 322 µs per call at 1
-in flight and 94 µs at 32, against 223 µs and 68 µs with this queue (base tree: 199 µs
-and 59 µs): +44% and +38%.
+``Event`` (a backend lookup) per wait. Measured on the 2-core bench machine (busy;
+the core's stdio ``echo``, CPU per call of client and server together, the minimum of 5
+runs alternating between the trees): with a memory object stream as the Peer's work
+queue, 322 µs per call at 1 in flight and 94 µs at 32; with this queue, 223 µs and 68
+µs: the stream costs +44% and +38%. (With this queue and anyio everywhere else, against
+the core before #22, minimum of 6 alternating runs: 239 against 231 µs, 78 against 74 µs.)
 
 It has the semantics of a memory object stream pair in one object (``WouldBlock``;
 ``EndOfStream`` once closed and drained; ``ClosedResourceError`` /
