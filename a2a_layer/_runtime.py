@@ -48,7 +48,6 @@ import anyio.lowlevel
 from anyio.abc import TaskGroup
 
 from jsonrpc_core import InternalError, InvalidParams, JsonRpcError
-from jsonrpc_core._transport import FifoLock, Flag, Waiter
 
 from ._errors import InvalidAgentResponse, TaskNotCancelable, TaskNotFound, UnsupportedOperation
 from ._executor import AgentExecutor, AgentFunction, ExecutionContext, TaskUpdater, new_id
@@ -124,7 +123,7 @@ class _Subscriber:
         self._items: deque[_Item] = deque()
         self._closed = False  # no more items will come (the queued ones still do)
         self._gone = False  # the consumer stopped reading
-        self._wakeup: Waiter | None = None
+        self._wakeup: anyio.Event | None = None
 
     def offer(self, item: _Item) -> bool:
         """Queue ``item``; ``False`` (and the stream closed) if the consumer is gone or slow."""
@@ -152,7 +151,7 @@ class _Subscriber:
         wakeup = self._wakeup
         if wakeup is not None:
             self._wakeup = None
-            wakeup.wake()
+            wakeup.set()
 
     async def __aenter__(self) -> _Subscriber:
         return self
@@ -169,7 +168,7 @@ class _Subscriber:
         while not items:
             if self._closed or self._gone:
                 raise StopAsyncIteration
-            wakeup = self._wakeup = Waiter()
+            wakeup = self._wakeup = anyio.Event()
             try:
                 await wakeup.wait()
             finally:
@@ -186,7 +185,7 @@ class _Active:
         self.tenant = tenant
         # No scheduling point on an uncontended acquire: `apply` yields when a
         # subscriber's queue fills up instead (see `TaskRuntime._relieve`).
-        self.lock = FifoLock()
+        self.lock = anyio.Lock(fast_acquire=True)
         self._slot: anyio.Semaphore | None = None
         self.subscribers: list[_Subscriber] = []
         self.run: _Run | None = None
@@ -225,9 +224,9 @@ class _Run:
         self.error: JsonRpcError | None = None
         self.replayed_task: Task | None = None
         self.listeners: list[_Subscriber] = []
-        self.first = Flag()  # a task exists, or a reply or an error is known
-        self.settled = Flag()  # blocking sends may return
-        self.done = Flag()  # execute has returned and the run is finalised
+        self.first = anyio.Event()  # a task exists, or a reply or an error is known
+        self.settled = anyio.Event()  # blocking sends may return
+        self.done = anyio.Event()  # execute has returned and the run is finalised
         self.cancel_scope = anyio.CancelScope()
         self.cancel_requested = False
         self.updater = TaskUpdater(self, self.task_id, self.context_id)
@@ -384,7 +383,7 @@ class TaskRuntime:
         self._task_group: TaskGroup | None = None
         self._context: contextvars.Context | None = None
         self._queued_runs: deque[tuple[_Run, bool]] = deque()
-        self._idle_runners: deque[Waiter] = deque()
+        self._idle_runners: deque[anyio.Event] = deque()
         self.replication: Replication | None = None
         # A `SharedTaskStore` exists only once ``_shared`` is loaded: a process with a
         # plain store never loads the replication machinery (``_shared``, ``_fanout``).
@@ -419,11 +418,11 @@ class TaskRuntime:
         assert self._task_group is not None and self._context is not None
         self._queued_runs.append((run, continuation))
         idle = self._idle_runners
-        while idle:
-            waiter = idle.popleft()
-            waiter.wake()
-            if waiter.woken:  # not one cancelled meanwhile
-                return
+        if idle:
+            # A runner is only cancelled with the whole runtime, which then drops the
+            # queued runs too: the first idle one takes the run.
+            idle.popleft().set()
+            return
         # Spawned from the runtime's own context: the runner outlives this request.
         self._context.run(self._task_group.start_soon, self._runner)
 
@@ -437,12 +436,12 @@ class TaskRuntime:
                 del run  # an idle runner holds on to no finished run
             if len(idle) >= _IDLE_RUNNERS:
                 return
-            waiter = Waiter()
+            waiter = anyio.Event()
             idle.append(waiter)
             try:
                 await waiter.wait()
             finally:
-                if not waiter.woken and waiter in idle:
+                if not waiter.is_set() and waiter in idle:
                     idle.remove(waiter)
 
     # -- active records --------------------------------------------------------------

@@ -1,8 +1,9 @@
 """A message stream over any anyio byte stream, framed as newline-delimited JSON.
 
 Rules: one line is written at a time, whole, in the order the sends started (a FIFO
-turn, `FifoLock`); a send to a pipe that takes the line at once never yields to the event
-loop, and a full pipe makes its sender (and those queued behind it) wait.
+turn, anyio's ``Lock(fast_acquire=True)``); a send to a pipe that takes the line at once
+never yields to the event loop, and a full pipe makes its sender (and those queued behind
+it) wait.
 
 Received lines are handed out in arrival order. On asyncio, over a pipe (`FdReceiveStream`),
 a Peer's dispatcher may take a message straight from the event loop's read callback (a
@@ -23,7 +24,7 @@ import anyio.abc
 
 from ._errors import InvalidRequest, TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-from ._transport import FifoLock, Received
+from ._transport import Received
 from ._wire import (
     Incoming,
     InvalidMessage,
@@ -92,7 +93,8 @@ class NdjsonStream:
         self._send_stream = send_stream
         self._framer = LineFramer(max_message_size)
         self._ready: deque[Incoming] = deque()
-        self._turns = FifoLock()
+        # fast_acquire: no scheduling point when the lock is free (the usual case).
+        self._turns = anyio.Lock(fast_acquire=True)
         self._eof = False
         self._dispatcher: Callable[[Received], bool] | None = None
         self._write_nowait: Callable[[bytes], int] | None = getattr(
@@ -113,7 +115,9 @@ class NdjsonStream:
         if write_nowait is not None:
             # Fast path: take the lock without a checkpoint and write at once; only a
             # full pipe makes us wait (still holding the lock, so lines never interleave).
-            if self._turns.try_acquire():
+            turns = self._turns
+            if not turns.locked():
+                turns.acquire_nowait()
                 try:
                     written = write_nowait(data)
                     if written < len(data):

@@ -17,6 +17,7 @@ from collections.abc import Awaitable
 
 import httpx
 
+from ._backend import is_asyncio
 from ._http1_conn import Conn, Key
 
 __all__ = ["open_asyncio_conn"]
@@ -153,7 +154,8 @@ class _AsyncioConn(asyncio.Protocol, Conn):
             not self.closed
             and self.transport is not None
             and not self.transport.is_closing()
-            and asyncio._get_running_loop() is self.loop
+            and is_asyncio()
+            and asyncio.get_running_loop() is self.loop
         )
 
     async def write(self, data: bytes, timeout: float | None) -> None:

@@ -19,15 +19,15 @@ from __future__ import annotations
 import select
 import socket
 import ssl
-import sys
 
 import anyio
 import anyio.abc
 import httpx
 
+from ._backend import is_asyncio
 from ._http1_parse import ResponseReader
 
-__all__ = ["Conn", "Key", "on_asyncio", "open_stream_conn"]
+__all__ = ["Conn", "Key", "open_stream_conn"]
 
 Key = tuple[str, str, int]
 """A connection's origin: scheme, host, port."""
@@ -36,17 +36,6 @@ _READ_SIZE = 65536
 
 connect_tcp = anyio.connect_tcp
 """The anyio connect the stream connections use (one name, so a test can watch it)."""
-
-
-def on_asyncio() -> bool:
-    """Whether the running task is asyncio's (trio, the other anyio backend, sets sniffio)."""
-    sniffio = sys.modules.get("sniffio")
-    if sniffio is None:
-        return True
-    try:
-        return bool(sniffio.current_async_library() == "asyncio")
-    except sniffio.AsyncLibraryNotFoundError:
-        return True
 
 
 class Conn:
@@ -130,7 +119,7 @@ class _StreamConn(Conn):
         self.closed = False
 
     def usable(self) -> bool:
-        if self.closed or on_asyncio():
+        if self.closed or is_asyncio():
             return False
         try:
             sock = self.stream.extra(anyio.abc.SocketAttribute.raw_socket)

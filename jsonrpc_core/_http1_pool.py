@@ -37,8 +37,9 @@ from typing import Any
 import anyio
 import httpx
 
+from ._backend import is_asyncio
 from ._http1_asyncio import open_asyncio_conn
-from ._http1_conn import Conn, Key, on_asyncio, open_stream_conn
+from ._http1_conn import Conn, Key, open_stream_conn
 from ._http1_parse import ResponseReader, request_head, send_body_stream
 from ._http1_resolve import AddressResolver
 
@@ -254,7 +255,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
     async def _open(self, key: Key, timeout: float | None) -> Conn:
         """A new connection to ``key``: to an address of the policy when there is one."""
         context = self._ssl_context() if key[0] == "https" else None
-        opener = open_asyncio_conn if on_asyncio() else open_stream_conn
+        opener = open_asyncio_conn if is_asyncio() else open_stream_conn
         if self._resolve is None:
             return await opener(key, context, timeout)
         _, host, port = key

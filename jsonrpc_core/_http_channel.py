@@ -28,10 +28,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 
 from ._errors import TransportError
 from ._sse import SSEEvent, encode_event
-from ._transport import Flag, Received, _Queue
+from ._transport import Received
 from ._wire import ErrorResponse, Message, Notification, Request, RequestId, Response, encode
 
 if TYPE_CHECKING:
@@ -74,15 +75,15 @@ class Outbox:
         self.carries_stream = False  # a streamed request was routed here (kept once it ends)
         self.id_map: dict[RequestId, RequestId | None] = {}
         self.responses: list[bytes] = []
-        self.done = Flag()
-        self.first_message = Flag()
+        self.done = anyio.Event()
+        self.first_message = anyio.Event()
         self.first_payload: Message | None = None
         self.first_data: bytes | None = None
         self.delivered = 0
-        self.progressed = Flag()
+        self.progressed = anyio.Event()
         self.failed = False
         self.on_failure: Callable[[], None] | None = None
-        self._queue_send: _Queue[tuple[str | None, bytes]] | None = None
+        self._queue_send: MemoryObjectSendStream[tuple[str | None, bytes]] | None = None
         self._generation = 0
         self._finished_generation = -1
         self._backlog: deque[tuple[str | None, bytes]] = deque(maxlen=_BACKLOG_SIZE)
@@ -93,12 +94,13 @@ class Outbox:
         """Whether an HTTP response is currently reading this outbox."""
         return self._queue_send is not None
 
-    def attach(self, *, with_backlog: bool) -> _Queue[tuple[str | None, bytes]]:
+    def attach(self, *, with_backlog: bool) -> MemoryObjectReceiveStream[tuple[str | None, bytes]]:
         """Connect a consumer; the previous one, if any, is cut off."""
         self.detach()
         self._generation += 1
-        send: _Queue[tuple[str | None, bytes]] = _Queue(_QUEUE_SIZE + _BACKLOG_SIZE)
-        receive = send
+        send, receive = anyio.create_memory_object_stream[tuple[str | None, bytes]](
+            _QUEUE_SIZE + _BACKLOG_SIZE
+        )
         if with_backlog:
             while self._backlog:
                 send.send_nowait(self._backlog.popleft())
@@ -177,7 +179,10 @@ class Outbox:
         queue = self._queue_send
         if queue is not None:
             try:
-                await queue.send(item)
+                try:
+                    queue.send_nowait(item)  # room: no scheduling point
+                except anyio.WouldBlock:
+                    await queue.send(item)
                 return
             except (anyio.BrokenResourceError, anyio.ClosedResourceError):
                 if self._queue_send is queue:
@@ -233,7 +238,9 @@ class ServerChannel:
         self.remap_ids = remap_ids
         self.routes: dict[RequestId, Outbox] = {}
         self._next_internal_id = 0
-        self._inbound: _Queue[Received] = _Queue(max_buffered)
+        self._inbound_send, self._inbound = anyio.create_memory_object_stream[Received](
+            max_buffered
+        )
         self._dispatcher: Callable[[Received], bool] | None = None
         self.closed = False
 
@@ -264,10 +271,17 @@ class ServerChannel:
     async def deliver_inbound(self, received: Received) -> None:
         """Hand a parsed payload from an HTTP request to the Peer."""
         dispatcher = self._dispatcher
-        if dispatcher is not None and not len(self._inbound) and not self.closed:
+        if (
+            dispatcher is not None
+            and not self.closed
+            and not self._inbound.statistics().current_buffer_used
+        ):
             if dispatcher(received):
                 return
-        await self._inbound.send(received)
+        try:
+            self._inbound_send.send_nowait(received)  # room: no scheduling point
+        except anyio.WouldBlock:
+            await self._inbound_send.send(received)
 
     def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
         """Called by the Peer serving this channel: ``dispatcher`` takes a request
@@ -279,7 +293,7 @@ class ServerChannel:
     def close_inbound(self) -> None:
         """End the Peer's input; it finishes what it is doing and stops."""
         self.closed = True
-        self._inbound.close()
+        self._inbound_send.close()
 
     # -- the Peer side (MessageStream) ---------------------------------------
 
@@ -341,12 +355,15 @@ class ServerChannel:
                 outbox.finish()
 
     async def receive(self) -> Received:
-        return await self._inbound.receive()
+        try:
+            return self._inbound.receive_nowait()  # queued: no scheduling point
+        except anyio.WouldBlock:
+            return await self._inbound.receive()
 
     async def aclose(self) -> None:
         self.closed = True
+        self._inbound_send.close()
         self._inbound.close()
-        self._inbound.close_receiver()
         for outbox in set(self.routes.values()):
             outbox.finish()
         self.routes.clear()

@@ -47,7 +47,7 @@ from ._http1 import new_async_client
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_common import SESSION_HEADER, accepts
 from ._sse import SSEDecoder
-from ._transport import Received, _Queue, encode_payload
+from ._transport import Received, encode_payload
 from ._wire import (
     ErrorResponse,
     Incoming,
@@ -120,7 +120,7 @@ class _Base:
         self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
         self._client = client
         self._owns_client = client is None
-        self._inbound: _Queue[Received] = _Queue(256)
+        self._inbound_send, self._inbound = anyio.create_memory_object_stream[Received](256)
         self._dispatcher: Callable[[Received], bool] | None = None
         self._task_group: TaskGroup | None = None
         self._background: set[anyio.CancelScope] = set()
@@ -165,7 +165,7 @@ class _Base:
     def _stop(self) -> None:
         """Stop delivering and cancel background streams (safe from any task)."""
         self._closed = True
-        self._inbound.close()
+        self._inbound_send.close()
         for scope in list(self._background):
             scope.cancel()
 
@@ -182,11 +182,18 @@ class _Base:
     async def _deliver(self, payload: Incoming) -> None:
         received = Received(payload)
         dispatcher = self._dispatcher
-        if dispatcher is not None and not len(self._inbound) and not self._closed:
+        if (
+            dispatcher is not None
+            and not self._closed
+            and not self._inbound.statistics().current_buffer_used
+        ):
             if dispatcher(received):
                 return
         try:
-            await self._inbound.send(received)
+            try:
+                self._inbound_send.send_nowait(received)  # room: no scheduling point
+            except anyio.WouldBlock:
+                await self._inbound_send.send(received)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             pass
 
@@ -198,7 +205,10 @@ class _Base:
             self._dispatcher = dispatcher
 
     async def receive(self) -> Received:
-        return await self._inbound.receive()
+        try:
+            return self._inbound.receive_nowait()  # queued: no scheduling point
+        except anyio.WouldBlock:
+            return await self._inbound.receive()
 
     def _request_headers(self, accept: str) -> dict[str, str]:
         return {**self.headers, "accept": accept}
@@ -671,7 +681,7 @@ class HTTPSSETransport(_Base):
         finally:
             await response.aclose()
             endpoint_known.set()
-            self._inbound.close()
+            self._inbound_send.close()
 
     async def send(
         self, payload: Message | list[Message], *, related_request_id: RequestId | None = None

@@ -32,7 +32,6 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 import logging
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
@@ -42,7 +41,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
+import anyio.lowlevel
 from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from ._errors import InvalidRequest, JsonRpcError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
@@ -71,7 +72,7 @@ from ._http_deadlines import BODY_TIMEOUT
 from ._http_security import BearerAuth, OriginPolicy, without_credentials
 from ._http_sessions import HTTPSession, SessionPolicy, SessionTable
 from ._sse import SSEEvent, encode_comment, encode_event
-from ._transport import MessageStream, Received, _Queue, _yield_once
+from ._transport import MessageStream, Received
 from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode, parse
 
 if TYPE_CHECKING:
@@ -505,7 +506,7 @@ class JsonRpcHTTPApp:
                 raise HTTPError(404, "Session not found: it has ended") from None
             # One turn of the event loop lets a quick handler answer before anything is
             # written: the answer then goes out whole, with no disconnect watcher.
-            await _yield_once()
+            await anyio.lowlevel.checkpoint()
             headers = await self._session_headers(session, provisional, outbox, receive)
             if headers is None:
                 return
@@ -683,7 +684,7 @@ class JsonRpcHTTPApp:
         while turns and not done.is_set():
             # A handler that hands its work to another task (A2A runs its agent apart)
             # answers within a few turns: cheaper than watching the client meanwhile.
-            await _yield_once()
+            await anyio.lowlevel.checkpoint()
             turns -= 1
         if not done.is_set() and await _wait_or_disconnect(done.wait, receive):
             if info.disconnected is not None:
@@ -730,7 +731,7 @@ class JsonRpcHTTPApp:
         send: ASGISend,
         receive: ASGIReceive,
         outbox: Outbox,
-        queue: _Queue[tuple[str | None, bytes]],
+        queue: MemoryObjectReceiveStream[tuple[str | None, bytes]],
         headers: dict[str, str],
         *,
         generation: int,
@@ -1096,8 +1097,12 @@ async def _wait_or_disconnect(wait: Callable[[], Awaitable[Any]], receive: ASGIR
 class _DisconnectWatch:
     """Cancels the block it guards once the client disconnects (then ``disconnected``).
 
-    On asyncio the watcher is a bare task (an anyio task group costs several times
-    more, once per HTTP request); on other backends it runs in a task group.
+    The watcher is a task in a task group of the guarded block's own, so it ends with the
+    block and no task outlives the request. What the block raises comes out as it is (not
+    in an exception group), and so does an error of the watcher's ``receive``. The watcher
+    is stopped through a scope of its own, inside it, so that it ends normally: a task that
+    ended cancelled would keep its exception, whose frames reference the task again (a
+    reference cycle per request).
     """
 
     __slots__ = (
@@ -1105,9 +1110,8 @@ class _DisconnectWatch:
         "_error",
         "_on_disconnect",
         "_receive",
-        "_scope",
-        "_task",
         "_task_group",
+        "_watching",
         "disconnected",
     )
 
@@ -1121,39 +1125,32 @@ class _DisconnectWatch:
         self._enabled = enabled
         self._receive = receive
         self._on_disconnect = on_disconnect
-        self._scope: anyio.CancelScope | None = None
-        self._task: asyncio.Task[None] | None = None
         self._task_group: TaskGroup | None = None
+        self._watching: anyio.CancelScope | None = None
         self._error: Exception | None = None
         self.disconnected = False
 
     async def __aenter__(self) -> _DisconnectWatch:
-        if not self._enabled:
-            return self
-        loop = asyncio._get_running_loop()
-        if loop is not None:
-            self._scope = anyio.CancelScope().__enter__()
-            self._task = loop.create_task(self._watch())
-        else:
-            self._task_group = anyio.create_task_group()
-            await self._task_group.__aenter__()
-            self._scope = self._task_group.cancel_scope
-            self._task_group.start_soon(self._watch)
+        if self._enabled:
+            task_group = self._task_group = anyio.create_task_group()
+            await task_group.__aenter__()
+            self._watching = anyio.CancelScope()
+            task_group.start_soon(self._watch, self._watching, task_group.cancel_scope)
         return self
 
-    async def _watch(self) -> None:
-        assert self._scope is not None
-        try:
-            while (await self._receive())["type"] != "http.disconnect":
-                pass
-        except Exception as exc:  # surfaces in the guarded task, as from a task group
-            self._error = exc
-            self._scope.cancel()
-            return
-        self.disconnected = True
-        if self._on_disconnect is not None:
-            self._on_disconnect()
-        self._scope.cancel()
+    async def _watch(self, watching: anyio.CancelScope, block: anyio.CancelScope) -> None:
+        with watching:
+            try:
+                while (await self._receive())["type"] != "http.disconnect":
+                    pass
+            except Exception as exc:  # raised in the guarded block's task, by __aexit__
+                self._error = exc
+                block.cancel()
+                return
+            self.disconnected = True
+            if self._on_disconnect is not None:
+                self._on_disconnect()
+            block.cancel()
 
     async def __aexit__(
         self,
@@ -1161,17 +1158,18 @@ class _DisconnectWatch:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool | None:
-        if self._scope is None:
+        task_group, self._task_group = self._task_group, None
+        if task_group is None:
             return None  # not enabled
-        if self._task_group is not None:
-            self._scope.cancel()
-            return await self._task_group.__aexit__(exc_type, exc, tb)
-        task, self._task = self._task, None
-        assert task is not None
-        # Dropped, not awaited: its CancelledError (kept by the task) holds the watcher's
-        # frame, and so this object; a reference back to the task would be a cycle.
-        task.cancel()
-        swallowed = self._scope.__exit__(exc_type, exc, tb)
+        assert self._watching is not None
+        self._watching.cancel()  # the block is done: stop watching
+        self._watching = None
+        if exc is not None and not isinstance(exc, anyio.get_cancelled_exc_class()):
+            # The block's own error: the group only waits for the watcher to end, and
+            # the error goes on unwrapped.
+            await task_group.__aexit__(None, None, None)
+            return None
+        swallowed = await task_group.__aexit__(exc_type, exc, tb)
         error, self._error = self._error, None
         if error is not None:
             raise error

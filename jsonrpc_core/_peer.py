@@ -38,6 +38,7 @@ import pydantic
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
+from ._backend import is_asyncio
 from ._context import NO_ANSWER, RequestContext
 from ._errors import (
     STANDARD_ERRORS,
@@ -52,9 +53,10 @@ from ._errors import (
     ServerError,
     TransportError,
 )
+from ._handoff import HandoffQueue
 from ._methods import MethodRegistry, NotificationType, RequestType
 from ._telemetry import TelemetryConventions, instrument
-from ._transport import Flag, MessageStream, Received, _Queue
+from ._transport import MessageStream, Received
 from ._wire import (
     ErrorResponse,
     Incoming,
@@ -100,7 +102,7 @@ class _Pending:
     __slots__ = ("done", "error", "event", "result")
 
     def __init__(self) -> None:
-        self.event = Flag()
+        self.event = anyio.Event()
         self.done = False
         self.result: Any = None
         self.error: BaseException | None = None
@@ -118,14 +120,6 @@ def _check_params(params: Any) -> None:
         raise TypeError(
             f"JSON-RPC params must be an object or an array, not {type(params).__name__}"
         )
-
-
-def _in_task() -> bool:
-    """Whether the caller runs in a task, not in a bare event-loop callback."""
-    try:
-        return asyncio.current_task() is not None
-    except RuntimeError:
-        return True  # not on asyncio: trio runs everything in tasks
 
 
 def _json_rpc_error_in(exc: BaseException) -> JsonRpcError | None:
@@ -173,7 +167,11 @@ class Peer:
         self.request_filter = request_filter
         self._max_workers = max_concurrency
         self._workers = 0
-        self._work: _Queue[_Work] = _Queue(max_queued)
+        # Kept by measurement instead of a memory object stream: see `_handoff`.
+        self._work: HandoffQueue[_Work] = HandoffQueue(max_queued)
+        # Whether this peer runs on asyncio (looked up once, in `run`): only there can a
+        # message arrive in a bare event-loop callback, outside any task.
+        self._on_asyncio = False
         self._next_id = 1
         self._pending: dict[RequestId, _Pending] = {}
         self._running: dict[RequestId, anyio.CancelScope] = {}
@@ -217,6 +215,7 @@ class Peer:
         """Serve until the other side closes the connection (or ``aclose``)."""
         started = time.perf_counter()
         try:
+            self._on_asyncio = is_asyncio()
             async with anyio.create_task_group() as task_group:
                 self._task_group = task_group
                 self._scope_type = type(task_group.cancel_scope)
@@ -502,7 +501,8 @@ class Peer:
             error = self.errors.refine(exc)
             error.received = True
             raise error from None
-        await slot.event.wait()
+        if not slot.event.is_set():  # answered during the send: no scheduling point
+            await slot.event.wait()
 
     def _related_id(self) -> RequestId | None:
         current = _current_request.get()
@@ -584,7 +584,11 @@ class Peer:
         kind = type(payload)
         if kind is Request:
             assert isinstance(payload, Request)
-            if self._work.waiting_receivers <= len(self._work) and not _in_task():
+            if (
+                self._on_asyncio
+                and self._work.waiting_receivers <= len(self._work)
+                and asyncio.current_task() is None
+            ):
                 return False  # a worker would have to be started, which needs a task
             return self._queue_request(payload, received.info)
         if (kind is Response or kind is ErrorResponse) and not self._result_streams:

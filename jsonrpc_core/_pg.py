@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import anyio
-import sniffio
 from typing_extensions import Self
+
+from ._backend import is_asyncio
 
 try:
     import psycopg
@@ -77,15 +78,12 @@ class Migration:
 
 
 def require_asyncio(what: str) -> None:
-    """Raise unless running under asyncio (rule 1)."""
-    try:
-        library = sniffio.current_async_library()
-    except sniffio.AsyncLibraryNotFoundError:
-        return
-    if library != "asyncio":
+    """Raise unless running under asyncio (rule 1); called from async code only."""
+    if not is_asyncio():
         raise RuntimeError(
-            f"{what} needs asyncio: the PostgreSQL driver (psycopg 3) has no {library} "
-            "support; serve with uvicorn (asyncio) or use SQLite / the in-memory stores"
+            f"{what} needs asyncio: the PostgreSQL driver (psycopg 3) supports no other "
+            "event loop (such as trio); serve with uvicorn (asyncio) or use SQLite / the "
+            "in-memory stores"
         )
 
 

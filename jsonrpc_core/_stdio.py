@@ -37,6 +37,7 @@ import anyio
 import anyio.abc
 import anyio.to_thread
 
+from ._backend import is_asyncio
 from ._bytestream import _PLAIN_RECEIVE, NdjsonStream
 from ._errors import TransportError
 from ._framing import DEFAULT_MAX_MESSAGE_SIZE
@@ -90,7 +91,7 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
         leaves is returned by ``receive``) and returns whether it has something for the
         task waiting in ``receive`` (which then returns ``b""``). Whether listening is
         possible here."""
-        if not self._pollable or not _on_asyncio():
+        if not self._pollable or not is_asyncio():
             return False
         self._listener = listener
         if self._reader is not None:
@@ -100,7 +101,7 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
     async def receive(self, max_bytes: int = 65536) -> bytes:
         if not self._backend_checked:
             self._backend_checked = True
-            if self._pollable and _on_asyncio():
+            if self._pollable and is_asyncio():
                 self._reader = _AsyncioFdReader(self._fd)
                 self._reader.listener = self._listener
         if self._reader is not None:
@@ -139,15 +140,6 @@ class FdReceiveStream(anyio.abc.ByteReceiveStream):
                 os.set_blocking(self._fd, self._was_blocking)
             if self._close_fd:
                 os.close(self._fd)
-
-
-def _on_asyncio() -> bool:
-    """Whether the running event loop is asyncio's (not trio's)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return False
-    return True
 
 
 class _AsyncioFdReader:

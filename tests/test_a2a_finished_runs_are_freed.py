@@ -22,7 +22,7 @@ from a2a_layer._runtime import CallInfo
 
 pytestmark = pytest.mark.anyio
 
-RUN_TYPES = {"_Run", "_Active", "Flag", "_Subscriber", "TaskUpdater", "ExecutionContext"}
+RUN_TYPES = {"_Run", "_Active", "Event", "_Subscriber", "TaskUpdater", "ExecutionContext"}
 
 
 async def chunks(context: ExecutionContext, updater: TaskUpdater) -> None:

@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import signal
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent / "fixtures"))
-
-from cli_helpers import EXAMPLES, CLIServer
+from fixtures.cli_helpers import EXAMPLES, CLIServer
 
 from a2a_layer import A2AClient
 from a2a_layer.types import Task

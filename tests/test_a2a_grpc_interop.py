@@ -253,20 +253,21 @@ async def test_rpcweave_grpc_client_against_a2a_sdk_server(anyio_backend: str) -
                 reply = await client.send("hello")
                 events = [e async for e in client.stream("streamed")]
                 asked = await client.send("ask me")
-                answered = await client.send("python", task_id=asked.id)
-                got = await client.get_task(asked.id)
+                answered = await client.send("python", task_id=asked.id)  # type: ignore[union-attr]
+                got = await client.get_task(asked.id)  # type: ignore[union-attr]
                 listed = await client.list_tasks()
                 with pytest.raises(TaskNotFound):
                     await client.get_task("no-such-task")
                 with pytest.raises(TaskNotCancelable):
-                    await client.cancel_task(asked.id)
+                    await client.cancel_task(asked.id)  # type: ignore[union-attr]
                 with pytest.raises(UnsupportedOperation):
                     async for _ in client.transport.stream(
-                        SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=asked.id)
+                        SUBSCRIBE_TO_TASK,
+                        SubscribeToTaskRequest(id=asked.id),  # type: ignore[union-attr]
                     ):
                         pass  # pragma: no cover - refused: the task is terminal
                 with pytest.raises(PushNotificationNotSupported):
-                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")
+                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")  # type: ignore[union-attr]
     assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
     assert task.artifacts and task.artifacts[0].parts[0].text == "echo: build"
     assert isinstance(reply, Message) and reply.parts[0].text == "hello back"

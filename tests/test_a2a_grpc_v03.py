@@ -25,7 +25,7 @@ pytest.importorskip("grpc")
 
 pytestmark = pytest.mark.anyio
 
-GRPC_03 = {"bindings": ("GRPC",), "versions": ("0.3",)}
+GRPC_03: dict[str, Any] = {"bindings": ("GRPC",), "versions": ("0.3",)}
 
 
 @pytest.fixture
@@ -42,21 +42,23 @@ async def test_every_0_3_method_over_grpc(anyio_backend: str) -> None:
                 task = await client.send("build")
                 events = [e async for e in client.stream("stream")]
                 asked = await client.send("ask")
-                answered = await client.send("blue", task_id=asked.id)
-                got = await client.get_task(asked.id, history_length=2)
+                answered = await client.send("blue", task_id=asked.id)  # type: ignore[union-attr]
+                got = await client.get_task(asked.id, history_length=2)  # type: ignore[union-attr]
                 pending = await client.send("forever", return_immediately=True)
-                canceled = await client.cancel_task(pending.id)
+                canceled = await client.cancel_task(pending.id)  # type: ignore[union-attr]
                 with pytest.raises(TaskNotFound):
                     await client.get_task("missing")
                 with pytest.raises(TaskNotCancelable):
-                    await client.cancel_task(task.id)
+                    await client.cancel_task(task.id)  # type: ignore[union-attr]
                 config = await client.create_push_config(
-                    asked.id, "http://127.0.0.1:9/hook", token="tok"
+                    asked.id,  # type: ignore[union-attr]
+                    "http://127.0.0.1:9/hook",
+                    token="tok",
                 )
-                assert await client.get_push_config(asked.id, config.id or "") == config
-                assert await client.list_push_configs(asked.id) == [config]
-                await client.delete_push_config(asked.id, config.id or "")
-                assert await client.list_push_configs(asked.id) == []
+                assert await client.get_push_config(asked.id, config.id or "") == config  # type: ignore[union-attr]
+                assert await client.list_push_configs(asked.id) == [config]  # type: ignore[union-attr]
+                await client.delete_push_config(asked.id, config.id or "")  # type: ignore[union-attr]
+                assert await client.list_push_configs(asked.id) == []  # type: ignore[union-attr]
                 extended = await client.get_extended_card()
     assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
     assert task.artifacts and task.artifacts[0].parts[0].text == "out: build"
@@ -201,14 +203,14 @@ async def test_rpcweave_0_3_grpc_client_against_a2a_sdk_compat_server(anyio_back
                 reply = await client.send("hello")
                 events = [e async for e in client.stream("streamed")]
                 asked = await client.send("ask me")
-                answered = await client.send("python", task_id=asked.id)
-                got = await client.get_task(asked.id)
+                answered = await client.send("python", task_id=asked.id)  # type: ignore[union-attr]
+                got = await client.get_task(asked.id)  # type: ignore[union-attr]
                 with pytest.raises(TaskNotFound):
                     await client.get_task("no-such-task")
                 with pytest.raises(TaskNotCancelable):
-                    await client.cancel_task(asked.id)
+                    await client.cancel_task(asked.id)  # type: ignore[union-attr]
                 with pytest.raises(PushNotificationNotSupported):
-                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")
+                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")  # type: ignore[union-attr]
                 with pytest.raises(UnsupportedOperation):  # a2a-sdk: no extended card
                     await client.get_extended_card()
     finally:

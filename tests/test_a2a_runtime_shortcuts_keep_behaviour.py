@@ -1,9 +1,10 @@
 """The A2A server's fast paths behave exactly like the plain ones.
 
 Models the server builds itself skip validation (`trusted`, `replaced`), tasks are
-locked by the core's `FifoLock`, runs are executed by reused runner tasks, ids and timestamps
-are made without `uuid`/`strftime`, and the A2A-Version check is cached per header
-value: each is checked here against what it stands for.
+locked by anyio's ``Lock(fast_acquire=True)`` (FIFO), runs are executed by reused
+runner tasks, ids and timestamps are made without `uuid`/`strftime`, and the
+A2A-Version check is cached per header value: each is checked here against what it
+stands for.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from a2a_fixtures.harness import in_process, make_card, message, rpc, rpc_stream
 
 from a2a_layer import A2AServer, ExecutionContext, TaskUpdater
 from a2a_layer._executor import new_id
+from a2a_layer._runtime import _Active
 from a2a_layer._state import utc_now
 from a2a_layer._types._base import format_timestamp, replaced, trusted
 from a2a_layer.types import (
@@ -35,7 +37,6 @@ from a2a_layer.types import (
     TaskState,
     TaskStatus,
 )
-from jsonrpc_core._transport import FifoLock
 
 pytestmark = pytest.mark.anyio
 
@@ -139,8 +140,14 @@ def test_format_timestamp_is_what_strftime_writes(value: datetime) -> None:
 # -- the task lock ------------------------------------------------------------------------
 
 
+def _task_lock() -> anyio.Lock:
+    """The lock of an active task record, as the runtime makes it."""
+    task = Task(id="t", context_id="c", status=TaskStatus(state=TaskState.WORKING))
+    return _Active(task, "").lock
+
+
 async def test_task_lock_is_fifo_and_free_when_released() -> None:
-    lock = FifoLock()
+    lock = _task_lock()
     order: list[int] = []
 
     async def take(i: int) -> None:
@@ -157,13 +164,21 @@ async def test_task_lock_is_fifo_and_free_when_released() -> None:
     assert order == [0, 1, 2, 3, 4]
     assert not lock.locked()
     lock.acquire_nowait()
-    with pytest.raises(anyio.WouldBlock):
-        lock.acquire_nowait()
+    refused: list[bool] = []
+
+    async def try_take() -> None:
+        with pytest.raises(anyio.WouldBlock):
+            lock.acquire_nowait()
+        refused.append(True)
+
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(try_take)
+    assert refused == [True]
     lock.release()
 
 
 async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
-    lock = FifoLock()
+    lock = _task_lock()
     got: list[str] = []
 
     async def take(name: str) -> None:
@@ -193,7 +208,7 @@ async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
 async def test_task_lock_handed_to_a_cancelled_waiter_is_passed_on() -> None:
     import asyncio
 
-    lock = FifoLock()
+    lock = _task_lock()
     got: list[str] = []
 
     async def take(name: str) -> None:

@@ -84,12 +84,9 @@ def test_the_session_header_is_the_protocols_choice() -> None:
 
 
 LAYERS_AND_CLI = ("mcp_layer", "acp_layer", "a2a_layer", "rpcweave", "bench")
-# Imports still waiting for their replacement by another #22 item: a2a_layer/_runtime.py's
-# FifoLock/Flag/Waiter become anyio primitives (the concurrency item), not public names.
-PENDING = {("a2a_layer/_runtime.py", "jsonrpc_core._transport")}
 # On purpose: the telemetry overhead bench switches the hook off in process (the "absent"
 # contender) and points it at its own providers, which no public API offers.
-PENDING |= {
+PENDING = {
     ("bench/otel_overhead.py", "jsonrpc_core._telemetry"),
     ("bench/otel_overhead.py", "jsonrpc_core._telemetry_otel"),
 }

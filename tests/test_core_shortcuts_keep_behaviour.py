@@ -1,5 +1,5 @@
-"""The core's hot path: light queues and flags, quick HTTP answers written whole, SSE
-answers read in the calling task, requests and answers handed over without a hop.
+"""The core's hot path: queues taken without a scheduling point, quick HTTP answers
+written whole, SSE answers read in the calling task, requests and answers handed over without a hop.
 
 Each fast path has a test that shows it is taken and one that shows the slow path it
 skips still behaves (slow handlers, disconnects, ordering, cancellation).
@@ -33,7 +33,7 @@ from jsonrpc_core import (
 )
 from jsonrpc_core._http_channel import Outbox, ServerChannel
 from jsonrpc_core._sse import SSEEvent, encode_event
-from jsonrpc_core._transport import Flag, Received, _Queue
+from jsonrpc_core._transport import Received
 from jsonrpc_core._wire import Notification
 from jsonrpc_core.testing import StreamingASGITransport
 
@@ -44,75 +44,14 @@ SLOW = RequestType[Any, Any]("slow")
 TIMEOUT = 10
 
 
-# -- _Queue and Flag ---------------------------------------------------------------------
+# -- the queues ---------------------------------------------------------------------------
 
 
-async def test_queue_is_fifo_and_bounded() -> None:
-    queue: _Queue[int] = _Queue(2)
-    with pytest.raises(anyio.WouldBlock):
-        queue.receive_nowait()
-    queue.send_nowait(1)
-    await queue.send(2)
-    with pytest.raises(anyio.WouldBlock):
-        queue.send_nowait(3)
-    assert len(queue) == 2
-    assert queue.receive_nowait() == 1
-    assert await queue.receive() == 2
-
-
-async def test_queue_close_drains_then_ends() -> None:
-    queue: _Queue[str] = _Queue(4)
-    queue.send_nowait("a")
-    queue.close()
-    with pytest.raises(anyio.ClosedResourceError):
-        queue.send_nowait("b")
-    assert [item async for item in queue] == ["a"]
-    with pytest.raises(anyio.EndOfStream):
-        await queue.receive()
-
-
-async def test_queue_closed_receiver_breaks_senders() -> None:
-    queue: _Queue[str] = _Queue(1)
-    queue.send_nowait("a")
-    blocked: list[BaseException] = []
-
-    async def sender() -> None:
-        try:
-            await queue.send("b")
-        except anyio.BrokenResourceError as exc:
-            blocked.append(exc)
-
-    async with anyio.create_task_group() as task_group:
-        task_group.start_soon(sender)
-        await anyio.wait_all_tasks_blocked()
-        async with queue:
-            pass  # leaving closes the receiving side
-    assert len(blocked) == 1
-    with pytest.raises(anyio.BrokenResourceError):
-        queue.send_nowait("c")
-
-
-async def test_queue_send_waits_for_room() -> None:
-    queue: _Queue[int] = _Queue(1)
-    queue.send_nowait(1)
-    sent = Flag()
-
-    async def sender() -> None:
-        await queue.send(2)
-        sent.set()
-
-    async with anyio.create_task_group() as task_group:
-        task_group.start_soon(sender)
-        await anyio.wait_all_tasks_blocked()
-        assert not sent.is_set()
-        assert queue.receive_nowait() == 1
-        await sent.wait()
-    assert queue.receive_nowait() == 2
-
-
-async def test_queue_item_survives_a_cancelled_receiver() -> None:
-    """A receiver cancelled right after being woken never loses the item."""
-    queue: _Queue[str] = _Queue(4)
+async def test_a_queued_item_survives_a_receiver_cancelled_after_its_wake_up() -> None:
+    """The core's queues are anyio memory object streams; a worker or SSE writer
+    cancelled right after being handed an item must not lose it (the next receiver
+    gets it)."""
+    send, queue = anyio.create_memory_object_stream[str](4)
     got: list[str] = []
     first = anyio.CancelScope()
 
@@ -132,33 +71,11 @@ async def test_queue_item_survives_a_cancelled_receiver() -> None:
             await anyio.wait_all_tasks_blocked()
             task_group.start_soon(receive, None)
             await anyio.wait_all_tasks_blocked()
-            queue.send_nowait("x")
+            send.send_nowait("x")
             first.cancel()
             await anyio.wait_all_tasks_blocked()
-            queue.close()
+            send.close()
     assert got == ["x"]
-
-
-async def test_flag_wakes_every_waiter_and_survives_a_cancelled_one() -> None:
-    flag = Flag()
-    woken: list[int] = []
-
-    async def waiter(n: int) -> None:
-        await flag.wait()
-        woken.append(n)
-
-    with anyio.fail_after(TIMEOUT):
-        async with anyio.create_task_group() as task_group:
-            with anyio.CancelScope() as cancelled:
-                task_group.start_soon(waiter, 1)
-                task_group.start_soon(waiter, 2)
-                await anyio.wait_all_tasks_blocked()
-                cancelled.cancel()
-                await flag.wait()  # cancelled: the scope swallows it
-            flag.set()
-    assert sorted(woken) == [1, 2]
-    assert flag.is_set()
-    await flag.wait()  # set: returns at once
 
 
 # -- the HTTP server: quick answers written whole -----------------------------------------
@@ -325,7 +242,7 @@ async def test_idle_peer_takes_a_request_without_the_inbound_queue() -> None:
             task_group.start_soon(Peer(channel, echo_registry()).run)
             await anyio.wait_all_tasks_blocked()
             await channel.deliver_inbound(Received(request))
-            assert len(channel._inbound) == 0  # handed to a worker already
+            assert not channel._inbound.statistics().current_buffer_used  # handed to a worker
             await outbox.done.wait()
             channel.close_inbound()
     assert outbox.responses == [b'{"jsonrpc":"2.0","id":1,"result":{"n":1}}']

@@ -8,7 +8,7 @@
 * A served HTTP request leaves no reference cycles on the server side (the cycle
   collector's passes would otherwise cost every request under load).
 * `NdjsonStream` writes lines whole and in order, also when a queued sender is
-  cancelled, without anyio's Lock (`FifoLock`).
+  cancelled (its turns are anyio's ``Lock(fast_acquire=True)``).
 * A descriptor of a model class validates with the model's own validator: the same
   results and errors as a TypeAdapter's, also for a model completed later.
 * uvicorn (`running_server`) keeps idle connections longer than client pools do, and
@@ -45,7 +45,6 @@ from jsonrpc_core import (
     running_server,
 )
 from jsonrpc_core._methods import format_validation_error
-from jsonrpc_core._transport import FifoLock
 from jsonrpc_core.http import SharedEventStore
 
 pytestmark = pytest.mark.anyio
@@ -276,8 +275,8 @@ async def test_ndjson_sends_keep_their_order_and_survive_a_cancelled_waiter() ->
 async def test_a_turn_handed_to_a_cancelled_waiter_passes_on(anyio_backend: str) -> None:
     if anyio_backend != "asyncio":
         pytest.skip("needs a task cancelled after its wake-up (asyncio's Task.cancel)")
-    turns = FifoLock()
-    assert turns.try_acquire()
+    turns = NdjsonStream(NeverReceive(), GatedSend())._turns  # the writer's turns
+    turns.acquire_nowait()
     order: list[str] = []
 
     async def wait_turn(name: str) -> None:
@@ -288,14 +287,14 @@ async def test_a_turn_handed_to_a_cancelled_waiter_passes_on(anyio_backend: str)
     first = asyncio.create_task(wait_turn("a"))
     second = asyncio.create_task(wait_turn("b"))
     await asyncio.sleep(0)
-    assert not turns.try_acquire()
+    assert turns.locked()
     turns.release()  # handed to "a" ...
     first.cancel()  # ... which is cancelled before it runs: "b" gets the turn
     await asyncio.wait([first, second], timeout=10)
     assert second.done()
     assert first.cancelled()
     assert order == ["b"]
-    assert turns.try_acquire()
+    assert not turns.locked()
 
 
 async def test_a_turn_released_after_a_waiter_is_cancelled_skips_it(anyio_backend: str) -> None:
@@ -303,8 +302,8 @@ async def test_a_turn_released_after_a_waiter_is_cancelled_skips_it(anyio_backen
     the lock (it used to be handed to the cancelled one and stay taken)."""
     if anyio_backend != "asyncio":
         pytest.skip("needs a task cancelled before it runs again (asyncio's Task.cancel)")
-    turns = FifoLock()
-    assert turns.try_acquire()
+    turns = NdjsonStream(NeverReceive(), GatedSend())._turns  # the writer's turns
+    turns.acquire_nowait()
     order: list[str] = []
 
     async def wait_turn(name: str) -> None:
@@ -321,7 +320,7 @@ async def test_a_turn_released_after_a_waiter_is_cancelled_skips_it(anyio_backen
     assert first.cancelled()
     assert second.done() and second.exception() is None
     assert order == ["b"]
-    assert turns.try_acquire()
+    assert not turns.locked()
 
 
 class Point(pydantic.BaseModel):
