@@ -39,11 +39,12 @@ if TYPE_CHECKING:
     )
     from ._event_store import EventStore, InMemoryEventStore, Replay, SharedEventStore
     from ._framing import DEFAULT_MAX_MESSAGE_SIZE, LineFramer, Oversized
-    from ._http1 import HTTP1Transport, new_async_client
-    from ._http1_resolve import (
+    from ._http1 import (
         AddressRefused,
         AddressResolver,
+        HTTP1Transport,
         is_public_address,
+        new_async_client,
         public_addresses_only,
     )
     from ._http_body import (
@@ -177,10 +178,10 @@ _LAZY: dict[str, str] = {
     "read_response_body": "_http_body",
     "HTTPCaller": "_http_caller",
     "new_async_client": "_http1",
-    "AddressRefused": "_http1_resolve",
-    "AddressResolver": "_http1_resolve",
-    "is_public_address": "_http1_resolve",
-    "public_addresses_only": "_http1_resolve",
+    "AddressRefused": "_http1",
+    "AddressResolver": "_http1",
+    "is_public_address": "_http1",
+    "public_addresses_only": "_http1",
     "running_server": "_http_serve",
     "serve": "_http_serve",
     "HTTPServerOptions": "_http_server",
