@@ -10,9 +10,9 @@ through that client.
 Rules:
 
 1. The user's client does the sending: its auth, headers, cookies, event hooks, redirect
-   policy and pool apply. The front client adds no default header of its own (it starts
-   from the user client's headers) and takes its timeouts and base URL; a timeout a
-   request names wins, as in httpx.
+   policy and pool apply, as they are at each request. The front client adds no default
+   header of its own and takes the user client's timeouts and base URL when it is made;
+   a timeout a request names wins, as in httpx.
 2. Bodies go through untouched: the request body streams as it is, the response's raw
    (still encoded) bytes come back for the front client to decode once.
 3. httpx2's request errors come back as the httpx errors of the same name
@@ -48,15 +48,17 @@ def as_httpx_client(client: AnyAsyncClient) -> httpx.AsyncClient:
             f"expected an httpx.AsyncClient or an httpx2.AsyncClient, got {type(client).__name__}"
         )
     timeout = client.timeout
-    return httpx.AsyncClient(
+    front = httpx.AsyncClient(
         transport=Httpx2Transport(client),
-        headers=client.headers.multi_items(),
         timeout=httpx.Timeout(
             connect=timeout.connect, read=timeout.read, write=timeout.write, pool=timeout.pool
         ),
         base_url=str(client.base_url),
         trust_env=False,  # the user's client applies its own proxies
     )
+    for name in list(front.headers):  # httpx's defaults: the user's client adds its own
+        del front.headers[name]
+    return front
 
 
 def _httpx_error(exc: Exception) -> httpx.RequestError:
