@@ -19,8 +19,9 @@ Rules:
 2. Its cookie jar skips the (costly) cookie extraction of a response without a
    ``Set-Cookie`` or ``Set-Cookie2`` header: there is nothing to extract from it. The jar
    lives behind httpx's public ``cookies`` property, which httpx itself reads it through.
-3. Where rpcweave takes a user's client, it takes an `httpx.AsyncClient` or an
-   `httpx2.AsyncClient` (`AnyAsyncClient`, made an httpx one by `as_httpx_client`).
+3. `StreamableHTTPTransport` and `HTTPSSETransport` (so MCP's `connect`) and
+   `A2AClient` take a user's `httpx.AsyncClient` or `httpx2.AsyncClient`
+   (`AnyAsyncClient`), made an httpx one by `as_httpx_client`.
 """
 
 from __future__ import annotations
