@@ -35,7 +35,12 @@ import anyio
 import httpx
 
 from jsonrpc_core import ConnectionClosed, Deadline, TransportError, WireTap
-from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, new_async_client
+from jsonrpc_core.http import (
+    DEFAULT_MAX_BODY_SIZE,
+    AnyAsyncClient,
+    as_httpx_client,
+    new_async_client,
+)
 
 from ._card import resolve_card
 from ._client_transport import (
@@ -216,7 +221,7 @@ class A2AClient:
         self,
         card: AgentCard,
         *,
-        http: httpx.AsyncClient | None = None,
+        http: AnyAsyncClient | None = None,
         auth: httpx.Auth | None = None,
         headers: Mapping[str, str] | None = None,
         extensions: Sequence[str] = (),
@@ -232,8 +237,11 @@ class A2AClient:
         self.protocol_version = normalise_version(self.interface.protocol_version)
         self.tenant = self.interface.tenant
         self._owns_http = http is None
-        self.http = http or new_async_client(
-            auth=auth, timeout=httpx.Timeout(timeout, read=read_timeout)
+        # A user's httpx2 client is fronted by an httpx one (`as_httpx_client`).
+        self.http = (
+            as_httpx_client(http)
+            if http is not None
+            else new_async_client(auth=auth, timeout=httpx.Timeout(timeout, read=read_timeout))
         )
         if auth is not None and not self._owns_http:
             self.http.auth = auth
@@ -275,7 +283,7 @@ class A2AClient:
         cls,
         base_url: str,
         *,
-        http: httpx.AsyncClient | None = None,
+        http: AnyAsyncClient | None = None,
         auth: httpx.Auth | None = None,
         headers: Mapping[str, str] | None = None,
         card_path: str | None = None,
@@ -285,7 +293,11 @@ class A2AClient:
         card's fetch is bounded by the ``timeout`` option too."""
         owned = http is None
         timeout = options.get("timeout", 30.0)
-        http = http or new_async_client(auth=auth, timeout=httpx.Timeout(timeout, read=300.0))
+        http = (
+            as_httpx_client(http)
+            if http is not None
+            else new_async_client(auth=auth, timeout=httpx.Timeout(timeout, read=300.0))
+        )
         try:
             with Deadline(timeout, base_url, "agent card"):
                 card = await resolve_card(

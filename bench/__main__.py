@@ -26,6 +26,7 @@ BENCHMARKS: dict[str, str] = {
     "acp": "bench.acp_prompt",
     "a2a": "bench.a2a_tasks",
     "a2a-replicas": "bench.a2a_replicas",
+    "http-clients": "bench.http_clients",
     # Later layers register here, e.g. "mcp": "bench.mcp_stdio", "acp": ..., "a2a": ...,
     # "http": ... Each module defines ``run(*, quick: bool) -> str`` returning Markdown.
 }

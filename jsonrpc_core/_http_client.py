@@ -43,7 +43,7 @@ from anyio.abc import TaskGroup
 
 from ._deadline import Deadline
 from ._errors import JsonRpcError, RequestTimeout, TransportError
-from ._http1 import new_async_client
+from ._http1 import AnyAsyncClient, as_httpx_client, new_async_client
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_common import SESSION_HEADER, accepts
 from ._sse import SSEDecoder
@@ -105,7 +105,7 @@ class _Base:
         auth: httpx.Auth | None,
         timeout: float,
         sse_read_timeout: float,
-        client: httpx.AsyncClient | None,
+        client: AnyAsyncClient | None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self.url = url
@@ -118,7 +118,8 @@ class _Base:
         self._auth = auth
         self.timeout = timeout  # the total deadline of an exchange (module rule 4)
         self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
-        self._client = client
+        # A user's httpx2 client is fronted by an httpx one (`as_httpx_client`).
+        self._client = None if client is None else as_httpx_client(client)
         self._owns_client = client is None
         self._inbound_send, self._inbound = anyio.create_memory_object_stream[Received](256)
         self._dispatcher: Callable[[Received], bool] | None = None
@@ -259,7 +260,7 @@ class StreamableHTTPTransport(_Base):
         auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         sse_read_timeout: float = 300.0,
-        client: httpx.AsyncClient | None = None,
+        client: AnyAsyncClient | None = None,
         session_header: str = SESSION_HEADER,
         standalone_stream: bool = True,
         terminate_on_close: bool = True,
@@ -610,7 +611,7 @@ class HTTPSSETransport(_Base):
         auth: httpx.Auth | None = None,
         timeout: float = 30.0,
         sse_read_timeout: float = 300.0,
-        client: httpx.AsyncClient | None = None,
+        client: AnyAsyncClient | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         super().__init__(

@@ -26,12 +26,14 @@ from jsonrpc_core import install_lazy_exports
 if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._event_store import Replay as Replay
     from ._event_store import SharedEventStore as SharedEventStore
+    from ._http1 import AddressRefused as AddressRefused
+    from ._http1 import AddressResolver as AddressResolver
+    from ._http1 import AnyAsyncClient as AnyAsyncClient
     from ._http1 import HTTP1Transport as HTTP1Transport
+    from ._http1 import as_httpx_client as as_httpx_client
+    from ._http1 import is_public_address as is_public_address
     from ._http1 import new_async_client as new_async_client
-    from ._http1_resolve import AddressRefused as AddressRefused
-    from ._http1_resolve import AddressResolver as AddressResolver
-    from ._http1_resolve import is_public_address as is_public_address
-    from ._http1_resolve import public_addresses_only as public_addresses_only
+    from ._http1 import public_addresses_only as public_addresses_only
     from ._http_body import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
     from ._http_body import ResponseTooLarge as ResponseTooLarge
     from ._http_body import fetch_body as fetch_body

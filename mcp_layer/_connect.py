@@ -15,6 +15,8 @@ from ._client import ClientSession
 if TYPE_CHECKING:
     import httpx
 
+    from jsonrpc_core.http import AnyAsyncClient
+
     from ._server import MCPServer
 
 __all__ = ["connect", "connect_http", "connect_memory", "connect_sse", "connect_stdio"]
@@ -45,7 +47,7 @@ async def connect_http(
     headers: Mapping[str, str] | None = None,
     auth: httpx.Auth | None = None,
     timeout: float = 30.0,
-    client: httpx.AsyncClient | None = None,
+    client: AnyAsyncClient | None = None,
     max_body_size: int | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:
@@ -91,7 +93,7 @@ async def connect_sse(
     headers: Mapping[str, str] | None = None,
     auth: httpx.Auth | None = None,
     timeout: float = 30.0,
-    client: httpx.AsyncClient | None = None,
+    client: AnyAsyncClient | None = None,
     max_body_size: int | None = None,
     **session_options: Any,
 ) -> AsyncIterator[ClientSession]:

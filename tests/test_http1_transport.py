@@ -817,26 +817,27 @@ async def test_tls_with_a_trusted_self_signed_certificate(certificate: tuple[Pat
 # the client
 
 
-def test_environment_proxies_are_mounted_ahead_of_the_transport(
+async def test_the_client_made_sends_on_http1_transport_unless_given_one(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setenv("HTTP_PROXY", "http://proxy.invalid:3128")
-    monkeypatch.setenv("NO_PROXY", "direct.invalid")
-    client = new_async_client()
-    proxied = client._transport_for_url(httpx.URL("http://example.invalid/"))
-    direct = client._transport_for_url(httpx.URL("http://direct.invalid/"))
-    assert isinstance(proxied, httpx.AsyncHTTPTransport)
-    assert isinstance(direct, HTTP1Transport)
-    assert isinstance(client._transport_for_url(httpx.URL("https://e.invalid/")), HTTP1Transport)
-    untrusted = new_async_client(trust_env=False)
-    assert isinstance(untrusted._transport_for_url(httpx.URL("http://e.invalid/")), HTTP1Transport)
+    # The environment's proxies: tests/test_http1_proxies.py.
+    sent: list[str] = []
+    original = HTTP1Transport.handle_async_request
 
+    async def counting(self: HTTP1Transport, request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        return await original(self, request)
 
-def test_new_async_client_keeps_given_transport_and_settings() -> None:
+    monkeypatch.setattr(HTTP1Transport, "handle_async_request", counting)
     given = httpx.MockTransport(lambda request: httpx.Response(204))
-    client = new_async_client(transport=given, timeout=3.0)
-    assert client._transport is given and client.timeout.read == 3.0
-    assert isinstance(new_async_client()._transport, HTTP1Transport)
+    async with raw_server(keep_answering(ok())) as server:
+        async with new_async_client(trust_env=False) as client:
+            assert isinstance(client, httpx.AsyncClient)
+            await client.get(server.url + "/ours")
+        async with new_async_client(transport=given, timeout=3.0) as client:
+            assert isinstance(client, httpx.AsyncClient) and client.timeout.read == 3.0
+            assert (await client.get(server.url + "/given")).status_code == 204
+    assert sent == ["/ours"]
 
 
 # the client's cookie jar
@@ -903,13 +904,6 @@ async def test_cookies_assigned_to_the_client_are_sent_and_still_skip_extraction
     assert seen[:2] == [b"given=yes", b"given=yes"]
     assert sorted((seen[2] or b"").split(b"; ")) == [b"given=yes", b"late=1"]
     assert jar.extractions == 1
-
-
-def test_every_client_made_is_an_httpx_async_client() -> None:
-    given = httpx.MockTransport(lambda request: httpx.Response(204))
-    for client in (new_async_client(), new_async_client(transport=given)):
-        assert isinstance(client, httpx.AsyncClient)
-    assert isinstance(new_async_client()._transport, HTTP1Transport)
 
 
 # the URL parsed once by jsonrpc_core's HTTP client transports
