@@ -142,6 +142,7 @@ def _reexported(imported: str, module: str, *, strict: bool) -> list[str]:
 
 
 if TYPE_CHECKING or not install_lazy_exports(globals()):
+    from ._backend import is_asyncio as is_asyncio
     from ._bytestream import NdjsonStream as NdjsonStream
     from ._context import RequestContext as RequestContext
     from ._deadline import Deadline as Deadline

@@ -21,7 +21,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
@@ -29,7 +28,7 @@ from typing import Any
 import grpc
 from google.protobuf.message import Message as ProtoMessage
 
-from jsonrpc_core import BearerAuth, HTTPError, InternalError, JsonRpcError
+from jsonrpc_core import BearerAuth, HTTPError, InternalError, JsonRpcError, is_asyncio
 
 from .._methods import GET_EXTENDED_AGENT_CARD
 from .._rpc import EXTENSIONS_HEADER, VERSION_HEADER, ServiceParameters
@@ -181,12 +180,8 @@ def grpc_handler(
 
 def require_asyncio() -> None:
     """Raise `RuntimeError` unless an asyncio loop runs (grpc.aio's only loop)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        raise RuntimeError(
-            "the gRPC binding needs asyncio (grpc.aio does not run on trio)"
-        ) from None
+    if not is_asyncio():
+        raise RuntimeError("the gRPC binding needs asyncio (grpc.aio does not run on trio)")
 
 
 def _serialize(message: ProtoMessage) -> bytes:
