@@ -217,7 +217,9 @@ class ServerSession:
                 result = handler(params, ctx, scope)
                 result = await result if inspect.isawaitable(result) else result
             else:
-                result = await _unless_disconnected(disconnected, handler, params, ctx, scope)
+                result = await _unless_disconnected(
+                    disconnected, handler, params, ctx, scope, self.task_group
+                )
             return self.complete_result(result)
 
         registry.on(descriptor, serve)
@@ -337,6 +339,16 @@ class ServerSession:
                 result.cache_scope = hints[1]
         return result
 
+    def complete_wire(self, result: dict[str, Any]) -> dict[str, Any]:
+        """`complete_result` for the wire form of a result that is not cacheable (as
+        `to_call_tool_wire` writes it): encoded, the same bytes as the completed model,
+        members in the model's order (``_meta``, ``resultType``, then the result's)."""
+        info = self.server.server_info_meta
+        completed: dict[str, Any] = {} if info is None else {"_meta": {SERVER_INFO_META_KEY: info}}
+        completed["resultType"] = "complete"
+        completed.update(result)
+        return completed
+
     def _discover(self, params: RequestParams, ctx: RequestContext, scope: Any) -> DiscoverResult:
         server = self.server
         return DiscoverResult(
@@ -346,8 +358,17 @@ class ServerSession:
         )
 
     def _input_round(
-        self, ctx: RequestContext, method: str, target: str, arguments: Any, params: Any
+        self,
+        ctx: RequestContext,
+        method: str,
+        target: str,
+        arguments: Any,
+        params: Any,
+        *,
+        can_ask: bool = True,
     ) -> InputRound:
+        """The round of a 2026-era request; ``can_ask``: whether its function takes a
+        `Context` (one that does not never has a state sealed, `open_round`)."""
         sealer = self.server.request_state
         principal = sealer.principal_id(getattr(ctx.info, "principal", None))
         extra = params.model_extra or {}
@@ -358,6 +379,7 @@ class ServerSession:
             principal,
             extra.get("inputResponses"),
             extra.get("requestState"),
+            can_ask=can_ask,
         )
 
     def _input_required(self, inputs: InputRound, requests: dict[str, Any]) -> InputRequiredResult:
@@ -455,7 +477,10 @@ class ServerSession:
             raise InvalidParams(f"Unknown tool: {params.name}")
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "tools/call", params.name, params.arguments, params)
+            can_ask = entry.signature.context_param is not None
+            inputs = self._input_round(
+                ctx, "tools/call", params.name, params.arguments, params, can_ask=can_ask
+            )
         tasks = self.server.tasks
         if tasks is not None and scope.modern:
             task_result: Result | None = await tasks.maybe_start(
@@ -463,9 +488,12 @@ class ServerSession:
             )
             if task_result is not None:
                 return task_result
-        # A handshake-era result goes out as it is (`complete_result` is for 2026 ones),
-        # so a plain one may be its wire form.
-        return await self.run_tool(entry, params, ctx, scope, inputs, wire=not scope.modern)
+        # A plain result may come as its wire form: as it is in the handshake era, and
+        # completed here in the 2026 era (`complete_result` passes a dict through).
+        result = await self.run_tool(entry, params, ctx, scope, inputs, wire=True)
+        if scope.modern and type(result) is dict:
+            return self.complete_wire(result)
+        return result
 
     async def run_tool(
         self,
@@ -542,7 +570,9 @@ class ServerSession:
         func, kwargs, context_param, mime_type = found
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "resources/read", uri, None, params)
+            inputs = self._input_round(
+                ctx, "resources/read", uri, None, params, can_ask=bool(context_param)
+            )
         if context_param:
             kwargs[context_param] = _context_class()(self, ctx, scope, inputs)
         try:
@@ -601,7 +631,10 @@ class ServerSession:
             raise InvalidParams(f"Invalid arguments for prompt {params.name!r}: {exc}") from None
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "prompts/get", params.name, params.arguments, params)
+            can_ask = entry.signature.context_param is not None
+            inputs = self._input_round(
+                ctx, "prompts/get", params.name, params.arguments, params, can_ask=can_ask
+            )
         if entry.signature.context_param is not None:
             kwargs[entry.signature.context_param] = _context_class()(self, ctx, scope, inputs)
         try:
@@ -641,8 +674,44 @@ async def _unless_disconnected(
     params: Any,
     ctx: RequestContext,
     scope: RequestScope,
+    task_group: anyio.abc.TaskGroup | None,
 ) -> Any:
-    """Run a 2026-era handler; the client closing its HTTP stream cancels it."""
+    """Run a 2026-era handler; the client closing its HTTP stream cancels it.
+
+    The watcher runs in the session's task group, and the handler in the caller's task:
+    its answer goes out as soon as it returns, without waiting for the watcher to end.
+    (A task group per request would hold every answer back a turn of the event loop,
+    past the turn in which the HTTP server writes a quick answer whole.) Outside a
+    served session (``task_group`` None) a task group of its own is the fallback.
+    """
+    if task_group is None:
+        return await _unless_disconnected_alone(disconnected, handler, params, ctx, scope)
+    handler_scope = anyio.CancelScope()
+    watcher_scope = anyio.CancelScope()
+
+    async def watch() -> None:
+        with watcher_scope:
+            await disconnected.wait()
+            handler_scope.cancel()
+
+    task_group.start_soon(watch)
+    try:
+        with handler_scope:
+            result = handler(params, ctx, scope)
+            return await result if inspect.isawaitable(result) else result
+    finally:
+        watcher_scope.cancel()
+    raise RequestCancelled("the client closed the response stream")
+
+
+async def _unless_disconnected_alone(
+    disconnected: anyio.Event,
+    handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
+    params: Any,
+    ctx: RequestContext,
+    scope: RequestScope,
+) -> Any:
+    """`_unless_disconnected` with a task group of its own."""
     outcome: list[Any] = []
     try:
         async with anyio.create_task_group() as task_group:
