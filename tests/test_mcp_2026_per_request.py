@@ -249,3 +249,37 @@ async def test_a_plain_2026_tool_call_is_a_complete_result(
         server_info = result["_meta"]["io.modelcontextprotocol/serverInfo"]
         assert server_info == {"name": "per-request", "version": "3.0.0"}
     assert wire.checked["CallToolResult"] == 1
+
+
+# -- x-mcp-header ------------------------------------------------------------------------
+
+
+def _header_tool(server: MCPServer, header: str) -> None:
+    def located(where: str) -> str:
+        return f"at {where}"
+
+    schema = {
+        "type": "object",
+        "properties": {"where": {"type": "string", "x-mcp-header": header}},
+        "required": ["where"],
+    }
+    server.add_tool(located, input_schema=schema)
+
+
+@requires_schema
+@pytest.mark.anyio
+async def test_a_replaced_tool_has_its_new_headers_checked(wire: WireChecker) -> None:
+    server = MCPServer("headers")
+    _header_tool(server, "Region")
+    call = {"name": "located", "arguments": {"where": "eu"}}
+    async with modern(server, wire) as client:
+        first = await client.post("tools/call", call, headers={"Mcp-Param-Region": "eu"})
+        missing = await client.post("tools/call", call)
+        _header_tool(server, "Zone")  # the same tool, now mirroring its argument elsewhere
+        stale = await client.post("tools/call", call, headers={"Mcp-Param-Region": "eu"})
+        fresh = await client.post("tools/call", call, headers={"Mcp-Param-Zone": "eu"})
+    assert first.result["content"][0]["text"] == "at eu"
+    assert (missing.status, missing.error["code"]) == (400, -32020)
+    assert (stale.status, stale.error["code"]) == (400, -32020)
+    assert "Mcp-Param-Zone" in stale.error["message"]
+    assert fresh.result["content"][0]["text"] == "at eu"
