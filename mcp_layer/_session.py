@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import inspect
 import logging
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -42,12 +41,12 @@ from jsonrpc_core import (
     Notification,
     Peer,
     Request,
-    RequestCancelled,
     RequestContext,
     RequestId,
     RequestType,
 )
 
+from ._disconnect import unless_disconnected
 from ._era import RequestScope, check_modern_request, is_modern, original_request_id
 from ._errors import MCP_ERRORS, MissingRequiredClientCapability, ResourceNotFound
 from ._functions import ArgumentsError
@@ -134,9 +133,6 @@ if TYPE_CHECKING:
     from ._server import MCPServer
     from ._subscriptions import ChangeEvent
 
-if sys.version_info < (3, 11):
-    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
-
 __all__ = ["ServerSession"]
 
 logger = logging.getLogger("mcp_layer.server")
@@ -217,7 +213,7 @@ class ServerSession:
                 result = handler(params, ctx, scope)
                 result = await result if inspect.isawaitable(result) else result
             else:
-                result = await _unless_disconnected(
+                result = await unless_disconnected(
                     disconnected, handler, params, ctx, scope, self.task_group
                 )
             return self.complete_result(result)
@@ -666,71 +662,6 @@ class ServerSession:
                 values=values[:100], total=len(values), has_more=len(values) > 100
             )
         )
-
-
-async def _unless_disconnected(
-    disconnected: anyio.Event,
-    handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
-    params: Any,
-    ctx: RequestContext,
-    scope: RequestScope,
-    task_group: anyio.abc.TaskGroup | None,
-) -> Any:
-    """Run a 2026-era handler; the client closing its HTTP stream cancels it.
-
-    The watcher runs in the session's task group, and the handler in the caller's task:
-    its answer goes out as soon as it returns, without waiting for the watcher to end.
-    (A task group per request would hold every answer back a turn of the event loop,
-    past the turn in which the HTTP server writes a quick answer whole.) Outside a
-    served session (``task_group`` None) a task group of its own is the fallback.
-    """
-    if task_group is None:
-        return await _unless_disconnected_alone(disconnected, handler, params, ctx, scope)
-    handler_scope = anyio.CancelScope()
-    watcher_scope = anyio.CancelScope()
-
-    async def watch() -> None:
-        with watcher_scope:
-            await disconnected.wait()
-            handler_scope.cancel()
-
-    task_group.start_soon(watch)
-    try:
-        with handler_scope:
-            result = handler(params, ctx, scope)
-            return await result if inspect.isawaitable(result) else result
-    finally:
-        watcher_scope.cancel()
-    raise RequestCancelled("the client closed the response stream")
-
-
-async def _unless_disconnected_alone(
-    disconnected: anyio.Event,
-    handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
-    params: Any,
-    ctx: RequestContext,
-    scope: RequestScope,
-) -> Any:
-    """`_unless_disconnected` with a task group of its own."""
-    outcome: list[Any] = []
-    try:
-        async with anyio.create_task_group() as task_group:
-
-            async def watch() -> None:
-                await disconnected.wait()
-                task_group.cancel_scope.cancel()
-
-            task_group.start_soon(watch)
-            result = handler(params, ctx, scope)
-            outcome.append(await result if inspect.isawaitable(result) else result)
-            task_group.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
-    if not outcome:
-        raise RequestCancelled("the client closed the response stream")
-    return outcome[0]
 
 
 _CONTEXT: type[Context] | None = None

@@ -18,6 +18,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pydantic
 import pytest
 from mcp2026 import VERSION, ModernHTTP, asgi_client
@@ -283,3 +284,70 @@ async def test_a_replaced_tool_has_its_new_headers_checked(wire: WireChecker) ->
     assert (stale.status, stale.error["code"]) == (400, -32020)
     assert "Mcp-Param-Zone" in stale.error["message"]
     assert fresh.result["content"][0]["text"] == "at eu"
+
+
+# -- the client closing its stream: a watcher only for handlers that wait ----------------
+
+
+@pytest.mark.anyio
+async def test_the_watcher_starts_only_when_the_handler_first_waits() -> None:
+    from mcp_layer._disconnect import _on_first_suspension
+
+    started: list[str] = []
+    finished: list[str] = []
+
+    async def answers_at_once() -> str:
+        return "now"
+
+    async def waits_twice() -> str:
+        await anyio.lowlevel.checkpoint()
+        await anyio.lowlevel.checkpoint()
+        return "later"
+
+    async def waits_forever() -> None:
+        try:
+            await anyio.sleep_forever()
+        finally:
+            finished.append("cleaned up")
+
+    assert await _on_first_suspension(answers_at_once(), lambda: started.append("now")) == "now"
+    assert started == []
+    assert await _on_first_suspension(waits_twice(), lambda: started.append("later")) == "later"
+    assert started == ["later"]
+    with anyio.CancelScope() as cancelled:  # a cancellation is thrown into the handler
+
+        def cancel_once_waiting() -> None:
+            started.append("forever")
+            cancelled.cancel()
+
+        await _on_first_suspension(waits_forever(), cancel_once_waiting)
+    assert cancelled.cancelled_caught
+    assert started == ["later", "forever"]
+    assert finished == ["cleaned up"]
+
+
+@requires_schema
+@pytest.mark.anyio
+async def test_handlers_that_wait_answer_and_fail_as_before(wire: WireChecker) -> None:
+    server = MCPServer("waits")
+
+    @server.tool()
+    async def waits(text: str) -> str:
+        await anyio.lowlevel.checkpoint()
+        await anyio.lowlevel.cancel_shielded_checkpoint()
+        return text
+
+    @server.tool()
+    async def fails_after_waiting() -> str:
+        await anyio.lowlevel.checkpoint()
+        raise ValueError("late")
+
+    async with modern(server, wire) as client:
+        answered = await client.post("tools/call", {"name": "waits", "arguments": {"text": "w"}})
+        failed = await client.post("tools/call", {"name": "fails_after_waiting", "arguments": {}})
+        unknown = await client.post("tools/call", {"name": "nothing", "arguments": {}})
+    assert answered.result["content"] == [{"type": "text", "text": "w"}]
+    assert answered.result["resultType"] == "complete"
+    assert failed.result["isError"] is True
+    assert failed.result["content"][0]["text"] == "ValueError: late"
+    assert (unknown.status, unknown.error["code"]) == (400, -32602)
