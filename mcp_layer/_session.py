@@ -362,20 +362,19 @@ class ServerSession:
         params: Any,
         *,
         can_ask: bool = True,
-    ) -> InputRound:
+    ) -> InputRound | None:
         """The round of a 2026-era request; ``can_ask``: whether its function takes a
-        `Context` (one that does not never has a state sealed, `open_round`)."""
+        `Context` (one that does not never has a state sealed, `open_round`). ``None``
+        when there is nothing to check and nothing can be asked."""
+        extra = params.model_extra or {}
+        responses = extra.get("inputResponses")
+        state = extra.get("requestState")
+        if not can_ask and responses is None and state is None:
+            return None
         sealer = self.server.request_state
         principal = sealer.principal_id(getattr(ctx.info, "principal", None))
-        extra = params.model_extra or {}
         return sealer.open_round(
-            method,
-            target,
-            arguments,
-            principal,
-            extra.get("inputResponses"),
-            extra.get("requestState"),
-            can_ask=can_ask,
+            method, target, arguments, principal, responses, state, can_ask=can_ask
         )
 
     def _input_required(self, inputs: InputRound, requests: dict[str, Any]) -> InputRequiredResult:

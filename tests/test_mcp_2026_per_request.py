@@ -120,6 +120,29 @@ async def test_a_state_sent_to_a_tool_without_a_context_is_still_verified(
 
 @requires_schema
 @pytest.mark.anyio
+async def test_malformed_answers_sent_to_a_tool_without_a_context_are_refused(
+    wire: WireChecker,
+) -> None:
+    runs = Runs()
+    async with modern(build_server(runs), wire) as client:
+        answers = []
+        for responses in ({"who": 12345}, ["not", "an", "object"]):
+            answer = await client.post(
+                "tools/call",
+                {"name": "plain", "arguments": {"text": "x"}, "inputResponses": responses},
+            )
+            answers.append((answer.status, answer.error["code"]))
+        unused = await client.post(
+            "tools/call",
+            {"name": "plain", "arguments": {"text": "x"}, "inputResponses": {"who": {}}},
+        )
+    assert answers == [(400, -32602)] * 2
+    assert unused.result["content"] == [{"type": "text", "text": "x"}]  # nothing asked it
+    assert runs.plain == 1
+
+
+@requires_schema
+@pytest.mark.anyio
 async def test_a_tool_that_changes_its_arguments_before_asking_can_be_resumed(
     wire: WireChecker,
 ) -> None:
