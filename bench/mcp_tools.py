@@ -7,7 +7,12 @@ Workloads, each over stdio and over Streamable HTTP:
 
 Contenders per workload are the four client -> server pairs: rpcweave -> rpcweave,
 official -> official, and the cross pairs official -> rpcweave and rpcweave -> official,
-so the table shows whether the time goes to the client or to the server. Both servers
+so the table shows whether the time goes to the client or to the server. Every
+``tools/call`` workload runs in both protocol eras: the handshake era (2025-11-25,
+``initialize``) and 2026-07-28 (per-request metadata), where the official client is
+`mcp.Client` in its default mode, which negotiates 2026-07-28 (``--quick`` runs the
+2026-era rows without the cross pairs); a table sets the two eras side by side, with
+the server's CPU per call. Both servers
 (``bench/servers/``) declare the same tools from ``bench/servers/mcp_toolset.py``. The
 ``tools/call`` workloads also run the floor, a hand-written client against a server that
 answers with the same JSON and does nothing else: over stdio an asyncio NDJSON client
@@ -26,6 +31,7 @@ shuts everything down (untimed). Contenders alternate run by run.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import math
 import os
@@ -50,6 +56,7 @@ from ._harness import (
     RPCWEAVE,
     SERVERS_DIR,
     THEIRS,
+    CpuPerCall,
     NdjsonClient,
     Pair,
     Sample,
@@ -59,11 +66,13 @@ from ._harness import (
     compare_pairs,
     format_mib,
     format_ms,
+    format_rate,
     format_ratio,
     listening_process,
     load_note,
     log_tail,
     measure,
+    measure_with_cpu,
     one_line,
     peak_rss_kib,
     render_attribution,
@@ -97,6 +106,12 @@ HTTP_STARTUP_TIMEOUT = 30.0
 HTTP_SHUTDOWN_TIMEOUT = 10.0
 
 
+HANDSHAKE = "2025-11-25"
+MODERN = "2026-07-28"
+ERAS = (HANDSHAKE, MODERN)
+"""The protocol revisions the throughput rows run in: the handshake era (``initialize``)
+and 2026-07-28 (per-request metadata, the official `mcp.Client`'s default)."""
+
 PAIRS = (OURS, THEIRS, Pair(OFFICIAL, RPCWEAVE), Pair(RPCWEAVE, OFFICIAL))
 """Ours first, the baseline second, then the cross pairs. The floor (`FLOOR_PAIR`, for
 ``tools/call`` only) is a hand-written NDJSON client against a standard-library stdio
@@ -129,15 +144,26 @@ class Workload:
     """Whether the floor runs too (``tools/call`` only)."""
     floor_target: float | None = None
     """Required ratio rpcweave → rpcweave ÷ the floor (needs ``floor``; None: reported only)."""
+    era: str = HANDSHAKE
+    """The protocol revision both ends speak (`HANDSHAKE` or `MODERN`; the floor speaks
+    the handshake era only)."""
+    cross: bool = True
+    """Whether the cross pairs run too (``--quick`` leaves them out of 2026-era rows)."""
 
     @property
     def pairs(self) -> tuple[Pair, ...]:
-        return (*PAIRS, FLOOR_PAIR) if self.floor else PAIRS
+        pairs = PAIRS if self.cross else (OURS, THEIRS)
+        return (*pairs, FLOOR_PAIR) if self.floor else pairs
 
     @property
     def label(self) -> str:
         what = "tools/list (100 tools)" if self.operation == "tools/list" else "tools/call echo"
-        return f"{TRANSPORT_LABELS[self.transport]}, {what}, {self.in_flight} in flight"
+        return f"{TRANSPORT_LABELS[self.transport]}, {what}, {self.in_flight} in flight, {self.era}"
+
+    @property
+    def shape(self) -> tuple[str, str, int]:
+        """What the workload does, whatever the era (pairs the rows of both eras)."""
+        return self.transport, self.operation, self.in_flight
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,28 +183,48 @@ STDIO_FLOOR_TARGET = 0.50
 """stdio ``tools/call``, 1 in flight: rpcweave → rpcweave at least 50% of the floor (#10)."""
 
 
+def _with_modern_twins(workloads: Sequence[Workload], *, cross: bool) -> tuple[Workload, ...]:
+    """Each workload, and after every ``tools/call`` one its 2026-07-28 twin: the same
+    calls and targets, no floor (it speaks the handshake era), cross pairs if ``cross``."""
+    planned: list[Workload] = []
+    for workload in workloads:
+        planned.append(workload)
+        if workload.operation == "tools/call":
+            twin = dataclasses.replace(
+                workload, era=MODERN, floor=False, floor_target=None, cross=cross
+            )
+            planned.append(twin)
+    return tuple(planned)
+
+
 def make_plan(quick: bool) -> Plan:
-    """The full plan, or a much shorter one for smoke tests."""
+    """The full plan, or a much shorter one for smoke tests (whose 2026-era rows run
+    rpcweave → rpcweave and official → official only)."""
     if quick:
         return Plan(
             mode="quick",
             runs=2,
-            workloads=(
-                Workload(
-                    STDIO,
-                    "tools/call",
-                    1,
-                    300,
-                    30,
-                    target=5.0,
-                    floor=True,
-                    floor_target=STDIO_FLOOR_TARGET,
+            workloads=_with_modern_twins(
+                (
+                    Workload(
+                        STDIO,
+                        "tools/call",
+                        1,
+                        300,
+                        30,
+                        target=5.0,
+                        floor=True,
+                        floor_target=STDIO_FLOOR_TARGET,
+                    ),
+                    Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0, floor=True),
+                    Workload(STDIO, "tools/list", 1, 60, 5, target=3.0),
+                    Workload(HTTP, "tools/call", 1, 150, 20, floor=True, floor_target=FLOOR_TARGET),
+                    Workload(
+                        HTTP, "tools/call", 32, 500, 64, floor=True, floor_target=FLOOR_TARGET
+                    ),
+                    Workload(HTTP, "tools/list", 1, 40, 5, target=3.0),
                 ),
-                Workload(STDIO, "tools/call", 32, 1_000, 64, later_target=20.0, floor=True),
-                Workload(STDIO, "tools/list", 1, 60, 5, target=3.0),
-                Workload(HTTP, "tools/call", 1, 150, 20, floor=True, floor_target=FLOOR_TARGET),
-                Workload(HTTP, "tools/call", 32, 500, 64, floor=True, floor_target=FLOOR_TARGET),
-                Workload(HTTP, "tools/list", 1, 40, 5, target=3.0),
+                cross=False,
             ),
             cold_runs=2,
             import_runs=5,
@@ -186,22 +232,25 @@ def make_plan(quick: bool) -> Plan:
     return Plan(
         mode="full",
         runs=5,
-        workloads=(
-            Workload(
-                STDIO,
-                "tools/call",
-                1,
-                2_000,
-                200,
-                target=5.0,
-                floor=True,
-                floor_target=STDIO_FLOOR_TARGET,
+        workloads=_with_modern_twins(
+            (
+                Workload(
+                    STDIO,
+                    "tools/call",
+                    1,
+                    2_000,
+                    200,
+                    target=5.0,
+                    floor=True,
+                    floor_target=STDIO_FLOOR_TARGET,
+                ),
+                Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0, floor=True),
+                Workload(STDIO, "tools/list", 1, 300, 20, target=3.0),
+                Workload(HTTP, "tools/call", 1, 800, 100, floor=True, floor_target=FLOOR_TARGET),
+                Workload(HTTP, "tools/call", 32, 3_000, 320, floor=True, floor_target=FLOOR_TARGET),
+                Workload(HTTP, "tools/list", 1, 200, 20, target=3.0),
             ),
-            Workload(STDIO, "tools/call", 32, 6_000, 320, later_target=20.0, floor=True),
-            Workload(STDIO, "tools/list", 1, 300, 20, target=3.0),
-            Workload(HTTP, "tools/call", 1, 800, 100, floor=True, floor_target=FLOOR_TARGET),
-            Workload(HTTP, "tools/call", 32, 3_000, 320, floor=True, floor_target=FLOOR_TARGET),
-            Workload(HTTP, "tools/list", 1, 200, 20, target=3.0),
+            cross=True,
         ),
         cold_runs=7,
         import_runs=15,
@@ -448,12 +497,38 @@ _CHILD_ENV: dict[str, str] = {}
 
 
 @asynccontextmanager
-async def open_session(
-    pair: Pair, transport: str, log: TextIO, in_flight: int = 1
+async def _official_modern_session(
+    transport: str, script: Path, log: TextIO, url: str, pid: int | None
 ) -> AsyncIterator[Session]:
-    """Launch ``pair.server`` and open an initialized ``pair.client`` session to it
+    """The official `mcp.Client` in its default mode (``"auto"``: ``server/discover``,
+    then 2026-07-28 with a server that speaks it), over stdio or Streamable HTTP."""
+    from mcp import Client, StdioServerParameters, stdio_client
+    from mcp.client.streamable_http import streamable_http_client
+
+    if transport == STDIO:
+        params = StdioServerParameters(
+            command=sys.executable, args=[str(script)], cwd=str(REPO_ROOT), env=_CHILD_ENV
+        )
+        connection: Any = stdio_client(params, errlog=log)
+    else:
+        connection = streamable_http_client(url)
+    async with Client(connection) as client:
+        if client.protocol_version != MODERN:
+            raise RuntimeError(f"official client negotiated {client.protocol_version}")
+        yield Session(*_session_calls(client), pid if transport == HTTP else _server_pid(script))
+
+
+@asynccontextmanager
+async def open_session(
+    pair: Pair, transport: str, log: TextIO, in_flight: int = 1, era: str = HANDSHAKE
+) -> AsyncIterator[Session]:
+    """Launch ``pair.server`` and open a ``pair.client`` session to it in ``era``
     (``in_flight`` only tells the stdio floor whether to start its reader task)."""
     script = SERVER_SCRIPTS[pair.server]
+    if era == MODERN:
+        async with _modern_session(pair, transport, script, log) as session:
+            yield session
+        return
     if pair == FLOOR_PAIR:
         if transport == STDIO:
             async with _stdio_floor_session(in_flight, log) as session:
@@ -502,6 +577,34 @@ async def open_session(
                 yield Session(*_session_calls(session), pid)
 
 
+@asynccontextmanager
+async def _modern_session(
+    pair: Pair, transport: str, script: Path, log: TextIO
+) -> AsyncIterator[Session]:
+    """A 2026-07-28 session of ``pair`` (rpcweave's client asks for it by version, the
+    official one negotiates it by default); fails if either end settles elsewhere."""
+    if transport == STDIO:
+        if pair.client == RPCWEAVE:
+            from mcp_layer import connect_stdio
+
+            command = [sys.executable, str(script)]
+            async with connect_stdio(command, cwd=str(REPO_ROOT), protocol_version=MODERN) as ours:
+                yield Session(*_session_calls(ours), _server_pid(script))
+            return
+        async with _official_modern_session(STDIO, script, log, "", None) as session:
+            yield session
+        return
+    async with _http_server(pair.server, log) as (url, pid):
+        if pair.client == RPCWEAVE:
+            from mcp_layer import connect_http
+
+            async with connect_http(url, protocol_version=MODERN) as ours:
+                yield Session(*_session_calls(ours), pid)
+            return
+        async with _official_modern_session(HTTP, script, log, url, pid) as session:
+            yield session
+
+
 # -- throughput ---------------------------------------------------------------------
 
 
@@ -522,19 +625,23 @@ async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint)
     """One run of one pair: launch, connect, check, warm up, time, read RSS, shut down."""
     with scratch_log() as log:
         try:
-            async with open_session(pair, workload.transport, log, workload.in_flight) as session:
+            async with open_session(
+                pair, workload.transport, log, workload.in_flight, workload.era
+            ) as session:
                 if workload.operation == "tools/list":
                     call = session.list_tools
                     _check_listing(await call(), pair)
                 else:
                     call = session.call_echo
                     _check_echo(await call(), pair)
-                sample = await measure(
+                await measure(call, warmup=workload.warmup, calls=0, concurrency=workload.in_flight)
+                sample, client_cpu, server_cpu = await measure_with_cpu(
                     call,
-                    warmup=workload.warmup,
                     calls=workload.calls,
                     concurrency=workload.in_flight,
+                    pid=session.server_pid,
                 )
+                CPU_PER_CALL.add((workload.label, pair.name), client_cpu, server_cpu)
                 key = (pair.server, workload.transport)
                 Footprint.add(footprint.after_workload, key, peak_rss_kib(session.server_pid))
                 return sample
@@ -582,10 +689,75 @@ def _median_rate(summaries: dict[str, Summary], pair: Pair) -> float:
     return summaries[pair.name].median_rate
 
 
+CPU_PER_CALL = CpuPerCall()
+"""(workload label, pair name) -> each run's client and server CPU seconds per call."""
+
+
+def _era_rows(plan: Plan, rates: dict[str, dict[str, float]]) -> list[list[str]]:
+    """Per workload shape and pair: req/s and server CPU per call in both eras."""
+    rows: list[list[str]] = []
+    by_era = {(w.shape, w.era): w for w in plan.workloads}
+    for workload in plan.workloads:
+        twin = by_era.get((workload.shape, MODERN))
+        if workload.era != HANDSHAKE or twin is None:
+            continue
+        for pair in twin.pairs:
+            old = rates.get(workload.label, {}).get(pair.name, math.nan)
+            new = rates.get(twin.label, {}).get(pair.name, math.nan)
+            old_cpu = CPU_PER_CALL.medians((workload.label, pair.name))[1]
+            new_cpu = CPU_PER_CALL.medians((twin.label, pair.name))[1]
+            what = f"{TRANSPORT_LABELS[workload.transport]}, {workload.in_flight} in flight"
+            rows.append(
+                [
+                    what,
+                    _label(pair),
+                    format_rate(old),
+                    format_rate(new),
+                    format_ratio(new / old),
+                    _micros(old_cpu),
+                    _micros(new_cpu),
+                ]
+            )
+    return rows
+
+
+def _micros(seconds: float) -> str:
+    return f"{seconds * 1e6:,.0f} µs" if math.isfinite(seconds) else "n/a"
+
+
+def _era_section(plan: Plan, rates: dict[str, dict[str, float]]) -> list[str]:
+    table = render_table(
+        [
+            "tools/call echo",
+            "client → server",
+            f"{HANDSHAKE} req/s",
+            f"{MODERN} req/s",
+            f"{MODERN} ÷ {HANDSHAKE}",
+            f"server CPU/call {HANDSHAKE}",
+            f"server CPU/call {MODERN}",
+        ],
+        _era_rows(plan, rates),
+        align={2: "r", 3: "r", 4: "r", 5: "r", 6: "r"},
+    )
+    return [
+        "### Both eras: the handshake (2025-11-25) against 2026-07-28",
+        "",
+        "Median req/s of the same workload in each era, and the server process's CPU "
+        "(user + system, from `/proc`) per timed call, median over runs. In 2026-07-28 "
+        "rpcweave's client asks for the version (`protocol_version=`) and the official "
+        "`mcp.Client` negotiates it in its default mode (`server/discover`); in the "
+        "handshake era both `initialize`.",
+        "",
+        table,
+    ]
+
+
 def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
     rows: list[list[str]] = []
     attribution: list[list[str]] = []
     failures: list[str] = []
+    rates: dict[str, dict[str, float]] = {}
+    CPU_PER_CALL.clear()
     for workload in plan.workloads:
         run = partial(_workload_sample, workload=workload, footprint=footprint)
         try:
@@ -598,8 +770,10 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
             rows.append([workload.label, "(all pairs)", *["—"] * 8, "FAILED"])
             continue
         rows.extend(_workload_rows(workload, summaries))
-        rates = partial(_median_rate, summaries)
-        attribution.append([workload.label, *attribution_cells(rates)])
+        rates[workload.label] = {name: summary.median_rate for name, summary in summaries.items()}
+        if workload.cross:
+            score = partial(_median_rate, summaries)
+            attribution.append([workload.label, *attribution_cells(score)])
     table = render_pair_table("workload", "server", ("calls", "req/s"), [], rows)
     where = render_attribution("workload", attribution, server="server")
     failed = [f"- FAILED {failure}" for failure in failures]
@@ -614,6 +788,8 @@ def _throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
         "Median req/s of each pair ÷ official → official, same workload and run.",
         "",
         where,
+        "",
+        *_era_section(plan, rates),
     ]
 
 
@@ -900,9 +1076,14 @@ def _notes(plan: Plan, load_before: str, load_after: str) -> list[str]:
         "(`bench/servers/mcp_toolset.py`), declared the same way (plain functions). Over "
         "HTTP both run under uvicorn with the same settings (stateful Streamable HTTP at "
         "/mcp, SSE responses, 127.0.0.1).",
-        "Clients: rpcweave = `mcp_layer.connect_stdio` / `connect_http`; official = "
+        "Clients: rpcweave = `mcp_layer.connect_stdio` / `connect_http` (with "
+        f"`protocol_version={MODERN!r}` in the {MODERN} rows); official = "
         "`mcp.stdio_client` / `mcp.client.streamable_http.streamable_http_client` + "
-        "`mcp.ClientSession`. The official client validates `structuredContent` against "
+        f"`mcp.ClientSession` (`initialize`) in the {HANDSHAKE} rows, and `mcp.Client` "
+        f"on the same transports in its default mode (`auto`: `server/discover`, then "
+        f"{MODERN}) in the {MODERN} rows; a session that settles on another version "
+        "fails the run. The floor speaks the handshake era only. The official client "
+        "validates `structuredContent` against "
         "the tool's output schema on every call and lists tools once first (in warm-up); "
         "rpcweave does not validate results against output schemas.",
         "Bytecode caches: every process of the run (servers, import timings) reads and "

@@ -215,7 +215,11 @@ def _cancel_notification(request_id: RequestId, reason: str) -> Notification:
 
 def _dump(value: Any) -> Any:
     if isinstance(value, pydantic.BaseModel):
-        return value.model_dump(by_alias=True, exclude_none=True, mode="json")
+        # `model_dump(by_alias=True, exclude_none=True, mode="json")` without its Python
+        # wrapper: the 2026-era envelope dumps two models on every request.
+        return value.__pydantic_serializer__.to_python(
+            value, by_alias=True, exclude_none=True, mode="json"
+        )
     return value
 
 
@@ -527,7 +531,7 @@ class ClientSession:
 
     def modern_capabilities(self) -> dict[str, Any]:
         """The ``clientCapabilities`` every 2026-era request carries."""
-        declared = self.capabilities.model_dump(by_alias=True, exclude_none=True, mode="json")
+        declared: dict[str, Any] = _dump(self.capabilities)
         declared.pop("tasks", None)  # the 2025-11-25 experimental tasks
         roots = declared.get("roots")
         if isinstance(roots, dict):

@@ -18,14 +18,17 @@ Rules:
    Methods the modern era removed (``initialize``, ``ping``, ``logging/setLevel``,
    ``resources/(un)subscribe``) are unknown to it (-32601).
 3. Nothing about a modern request is remembered: `RequestScope` is built per request.
+   (What is cached is pure: each distinct ``clientCapabilities`` or ``clientInfo``
+   value is validated once, see `ValidatedOnce`.)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import pydantic
+import pydantic_core
 
 from jsonrpc_core import InvalidParams, MethodNotFound, RequestContext
 
@@ -47,6 +50,7 @@ __all__ = [
     "MODERN_METHODS",
     "MODERN_ONLY_METHODS",
     "RequestScope",
+    "ValidatedOnce",
     "check_modern_request",
     "envelope_of",
     "is_modern",
@@ -59,6 +63,8 @@ ENVELOPE_KEYS = (
     CLIENT_INFO_META_KEY,
     LOG_LEVEL_META_KEY,
 )
+
+_ENVELOPE_KEY_SET = frozenset(ENVELOPE_KEYS)
 
 MODERN_ONLY_METHODS = frozenset({"server/discover", "subscriptions/listen", "tasks/update"})
 
@@ -85,7 +91,7 @@ MODERN_METHODS = frozenset(
 def envelope_of(params: Any) -> dict[str, Any] | None:
     """The ``_meta`` of ``params`` if it carries any envelope key, else ``None``."""
     meta = params.get("_meta") if isinstance(params, dict) else None
-    if isinstance(meta, dict) and any(key in meta for key in ENVELOPE_KEYS):
+    if isinstance(meta, dict) and not _ENVELOPE_KEY_SET.isdisjoint(meta):
         return meta
     return None
 
@@ -132,6 +138,48 @@ def original_request_id(ctx: RequestContext) -> Any:
     return info_id if info_id is not None else ctx.request_id
 
 
+M = TypeVar("M", bound=pydantic.BaseModel)
+
+
+class ValidatedOnce(Generic[M]):
+    """The model of each distinct JSON value, validated the first time it is seen.
+
+    A 2026-era client sends the same ``clientCapabilities`` and ``clientInfo`` on every
+    request: validating them once per distinct value, instead of once per request,
+    is what makes a modern request cost about what a handshake-era one does. The key
+    is the value's compact JSON, so two values share a model only when they are the
+    same JSON (``1`` and ``true`` differ). The model is shared by every request that
+    sent that value, as a handshake-era session shares what ``initialize`` said: read
+    it, do not change it. At most ``size`` values are kept (then the table starts
+    again); a value that fails validation is never kept.
+    """
+
+    __slots__ = ("_models", "model", "size")
+
+    def __init__(self, model: type[M], size: int = 256) -> None:
+        self.model = model
+        self.size = size
+        self._models: dict[bytes, M] = {}
+
+    def validate(self, raw: Any) -> M:
+        """``model.model_validate(raw)``, or the model already made from the same JSON."""
+        try:
+            key = pydantic_core.to_json(raw)
+        except (pydantic_core.PydanticSerializationError, ValueError):
+            return self.model.model_validate(raw)  # not JSON (an in-process caller)
+        found = self._models.get(key)
+        if found is None:
+            found = self.model.model_validate(raw)
+            if len(self._models) >= self.size:
+                self._models.clear()
+            self._models[key] = found
+        return found
+
+
+_CAPABILITIES = ValidatedOnce(ClientCapabilities)
+_CLIENT_INFO = ValidatedOnce(Implementation)
+
+
 @dataclass(slots=True)
 class RequestScope:
     """What one request tells about its era and its client.
@@ -153,7 +201,7 @@ class RequestScope:
         meta: dict[str, Any] = params["_meta"]
         raw = meta[CLIENT_CAPABILITIES_META_KEY]
         try:
-            capabilities = ClientCapabilities.model_validate(raw)
+            capabilities = _CAPABILITIES.validate(raw)
         except pydantic.ValidationError:
             raise InvalidParams(
                 f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} is not a ClientCapabilities"
@@ -162,7 +210,7 @@ class RequestScope:
         raw_info = meta.get(CLIENT_INFO_META_KEY)
         if raw_info is not None:
             try:
-                info = Implementation.model_validate(raw_info)
+                info = _CLIENT_INFO.validate(raw_info)
             except pydantic.ValidationError:
                 info = None  # self-reported and for display only: never a reason to refuse
         level = meta.get(LOG_LEVEL_META_KEY)

@@ -186,10 +186,32 @@ def _render(value: Any) -> str | None:
     return None
 
 
+_HeaderPlan = tuple[str | None, list[tuple[tuple[str, ...], str, str | None]]]
+_PLANS: dict[int, tuple[Any, _HeaderPlan]] = {}
+_MAX_PLANS = 1024
+
+
+def _plan(schema: Any) -> _HeaderPlan:
+    """`invalid_x_mcp_header` and `x_mcp_headers` of one schema object, worked out on
+    its first ``tools/call`` and kept: every call of a tool would walk its schema twice
+    otherwise. A tool's schema is replaced, never edited (a server's with its tool, a
+    client's with each listing), so the key is the object's identity; the schema is
+    held beside its plan so that its ``id`` cannot be reused. At most ``_MAX_PLANS``
+    schemas are kept (then the table starts again)."""
+    found = _PLANS.get(id(schema))
+    if found is not None and found[0] is schema:
+        return found[1]
+    plan = (invalid_x_mcp_header(schema), x_mcp_headers(schema))
+    if len(_PLANS) >= _MAX_PLANS:
+        _PLANS.clear()
+    _PLANS[id(schema)] = (schema, plan)
+    return plan
+
+
 def param_headers(schema: Any, arguments: Any) -> dict[str, str]:
     """The ``Mcp-Param-*`` headers a ``tools/call`` with ``arguments`` carries."""
     headers: dict[str, str] = {}
-    for path, token, _ in x_mcp_headers(schema):
+    for path, token, _ in _plan(schema)[1]:
         rendered = _render(_value_at(arguments, path))
         if rendered is not None:
             headers[f"Mcp-Param-{token}"] = encode_header_value(rendered)
@@ -250,9 +272,10 @@ def header_mismatch(
 
 
 def _param_mismatch(schema: Any, arguments: Any, headers: Mapping[str, str]) -> str | None:
-    if invalid_x_mcp_header(schema) is not None:
+    invalid, expected = _plan(schema)
+    if invalid is not None:
         return None
-    for path, token, kind in x_mcp_headers(schema):
+    for path, token, kind in expected:
         name = f"Mcp-Param-{token}"
         raw = headers.get(name.lower())
         value = _value_at(arguments, path)

@@ -56,6 +56,7 @@ __all__ = [
     "InputRequiredSignal",
     "InputRound",
     "InvalidRequestState",
+    "RequestBinding",
     "RequestStateSealer",
     "default_principal_id",
     "find_signal",
@@ -178,17 +179,21 @@ class RequestStateSealer:
         principal: str | None,
         input_responses: Any,
         request_state: Any,
+        *,
+        can_ask: bool = True,
     ) -> InputRound:
         """The `InputRound` of a request to ``method`` on ``target`` (a tool or prompt
         name, a resource URI) with ``arguments``, by ``principal`` (see
-        `InputRound.start`, which raises before anything runs)."""
-        binding: dict[str, Any] = {
-            "m": method,
-            "t": target,
-            "a": canonical_digest(arguments or {}),  # absent and empty are the same call
-        }
-        if principal is not None:
-            binding["p"] = principal
+        `InputRound.start`, which raises before anything runs).
+
+        ``can_ask=False`` says the handler cannot ask a question (its function takes no
+        `Context`): then no state is sealed for it, and the digest of ``arguments`` is
+        computed only if a ``requestState`` must be checked (module rule 1). Otherwise
+        it is taken now, before the handler could change its arguments in place.
+        """
+        binding = RequestBinding(method, target, arguments, principal)
+        if can_ask:
+            binding.fields()
         return InputRound.start(self, binding, input_responses, request_state)
 
     def unseal(self, token: str) -> dict[str, Any]:
@@ -214,6 +219,34 @@ class RequestStateSealer:
         return payload
 
 
+class RequestBinding:
+    """What a ``requestState`` is bound to (module rule 1): the method, the target, a
+    digest of the arguments and the principal; the digest is computed on first use."""
+
+    __slots__ = ("_fields", "arguments", "method", "principal", "target")
+
+    def __init__(self, method: str, target: str, arguments: Any, principal: str | None) -> None:
+        self.method = method
+        self.target = target
+        self.arguments = arguments
+        self.principal = principal
+        self._fields: dict[str, Any] | None = None
+
+    def fields(self) -> dict[str, Any]:
+        """The members a state carries and a retry must match (``m``, ``t``, ``a``, ``p``)."""
+        fields = self._fields
+        if fields is None:
+            fields = {
+                "m": self.method,
+                "t": self.target,
+                "a": canonical_digest(self.arguments or {}),  # absent and empty: one call
+            }
+            if self.principal is not None:
+                fields["p"] = self.principal
+            self._fields = fields
+        return fields
+
+
 @dataclass
 class InputRound:
     """The inputs of one round of a multi round-trip request (2026 era).
@@ -223,12 +256,17 @@ class InputRound:
     recorded `Context.once` steps, go into the next round's state.
     """
 
-    binding: dict[str, Any]
+    request: RequestBinding
     answers: dict[str, Any] = field(default_factory=dict)
     steps: dict[str, Any] = field(default_factory=dict)
     resumed: bool = False
     used: dict[str, Any] = field(default_factory=dict)
     counters: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def binding(self) -> dict[str, Any]:
+        """The members of `request` a state carries (`RequestBinding.fields`)."""
+        return self.request.fields()
 
     @staticmethod
     def signal_in(exc: BaseException) -> InputRequiredSignal | None:
@@ -252,7 +290,7 @@ class InputRound:
     def start(
         cls,
         sealer: RequestStateSealer,
-        binding: dict[str, Any],
+        binding: RequestBinding,
         input_responses: Any,
         request_state: Any,
     ) -> InputRound:
@@ -274,7 +312,7 @@ class InputRound:
         if not isinstance(request_state, str):
             raise InvalidRequestState("Invalid requestState: it must be a string")
         payload = sealer.unseal(request_state)
-        for name, value in binding.items():
+        for name, value in binding.fields().items():
             if payload.get(name) != value:
                 raise InvalidRequestState("Invalid requestState: it was issued for another request")
         previous = payload.get("answers")

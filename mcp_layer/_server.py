@@ -382,7 +382,11 @@ class MCPServer:
         """``serverInfo`` as 2026-era results carry it in ``_meta`` (``None``: not sent)."""
         if not self.identify:
             return None
-        return self.implementation.model_dump(by_alias=True, exclude_none=True, mode="json")
+        implementation = self.implementation  # `model_dump` without its wrapper (per result)
+        info: dict[str, Any] = implementation.__pydantic_serializer__.to_python(
+            implementation, by_alias=True, exclude_none=True, mode="json"
+        )
+        return info
 
     def cache_hints(self, result_type: type[CacheableResult]) -> tuple[int, CacheScope]:
         """``(ttlMs, cacheScope)`` for a cacheable 2026-era result of ``result_type``."""

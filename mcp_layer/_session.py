@@ -26,7 +26,6 @@ from __future__ import annotations
 import base64
 import inspect
 import logging
-import sys
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -41,13 +40,13 @@ from jsonrpc_core import (
     Notification,
     Peer,
     Request,
-    RequestCancelled,
     RequestContext,
     RequestId,
     RequestType,
 )
 from jsonrpc_core.http import HTTPRequestInfo
 
+from ._disconnect import unless_disconnected
 from ._era import RequestScope, check_modern_request, is_modern, original_request_id
 from ._errors import MCP_ERRORS, MissingRequiredClientCapability, ResourceNotFound
 from ._functions import ArgumentsError
@@ -135,9 +134,6 @@ if TYPE_CHECKING:
     from ._server import MCPServer
     from ._subscriptions import ChangeEvent
 
-if sys.version_info < (3, 11):
-    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
-
 __all__ = ["ServerSession"]
 
 logger = logging.getLogger("mcp_layer.server")
@@ -218,7 +214,9 @@ class ServerSession:
                 result = handler(params, ctx, scope)
                 result = await result if inspect.isawaitable(result) else result
             else:
-                result = await _unless_disconnected(disconnected, handler, params, ctx, scope)
+                result = await unless_disconnected(
+                    disconnected, handler, params, ctx, scope, self.task_group
+                )
             return self.complete_result(result)
 
         registry.on(descriptor, serve)
@@ -344,6 +342,16 @@ class ServerSession:
                 result.cache_scope = hints[1]
         return result
 
+    def complete_wire(self, result: dict[str, Any]) -> dict[str, Any]:
+        """`complete_result` for the wire form of a result that is not cacheable (as
+        `to_call_tool_wire` writes it): encoded, the same bytes as the completed model,
+        members in the model's order (``_meta``, ``resultType``, then the result's)."""
+        info = self.server.server_info_meta
+        completed: dict[str, Any] = {} if info is None else {"_meta": {SERVER_INFO_META_KEY: info}}
+        completed["resultType"] = "complete"
+        completed.update(result)
+        return completed
+
     def _discover(self, params: RequestParams, ctx: RequestContext, scope: Any) -> DiscoverResult:
         server = self.server
         return DiscoverResult(
@@ -353,18 +361,27 @@ class ServerSession:
         )
 
     def _input_round(
-        self, ctx: RequestContext, method: str, target: str, arguments: Any, params: Any
-    ) -> InputRound:
+        self,
+        ctx: RequestContext,
+        method: str,
+        target: str,
+        arguments: Any,
+        params: Any,
+        *,
+        can_ask: bool = True,
+    ) -> InputRound | None:
+        """The round of a 2026-era request; ``can_ask``: whether its function takes a
+        `Context` (one that does not never has a state sealed, `open_round`). ``None``
+        when there is nothing to check and nothing can be asked."""
+        extra = params.model_extra or {}
+        responses = extra.get("inputResponses")
+        state = extra.get("requestState")
+        if not can_ask and responses is None and state is None:
+            return None
         sealer = self.server.request_state
         principal = sealer.principal_id(getattr(ctx.info, "principal", None))
-        extra = params.model_extra or {}
         return sealer.open_round(
-            method,
-            target,
-            arguments,
-            principal,
-            extra.get("inputResponses"),
-            extra.get("requestState"),
+            method, target, arguments, principal, responses, state, can_ask=can_ask
         )
 
     def _input_required(self, inputs: InputRound, requests: dict[str, Any]) -> InputRequiredResult:
@@ -463,7 +480,10 @@ class ServerSession:
             raise InvalidParams(f"Unknown tool: {params.name}")
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "tools/call", params.name, params.arguments, params)
+            can_ask = entry.signature.context_param is not None
+            inputs = self._input_round(
+                ctx, "tools/call", params.name, params.arguments, params, can_ask=can_ask
+            )
         tasks = self.server.tasks
         if tasks is not None and scope.modern:
             task_result: Result | None = await tasks.maybe_start(
@@ -477,9 +497,12 @@ class ServerSession:
             created = await start_task(tasks, self, entry, params, ctx, scope)
             if created is not None:
                 return created
-        # A handshake-era result goes out as it is (`complete_result` is for 2026 ones),
-        # so a plain one may be its wire form.
-        return await self.run_tool(entry, params, ctx, scope, inputs, wire=not scope.modern)
+        # A plain result may come as its wire form: as it is in the handshake era, and
+        # completed here in the 2026 era (`complete_result` passes a dict through).
+        result = await self.run_tool(entry, params, ctx, scope, inputs, wire=True)
+        if scope.modern and type(result) is dict:
+            return self.complete_wire(result)
+        return result
 
     async def run_tool(
         self,
@@ -556,7 +579,9 @@ class ServerSession:
         func, kwargs, context_param, mime_type = found
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "resources/read", uri, None, params)
+            inputs = self._input_round(
+                ctx, "resources/read", uri, None, params, can_ask=bool(context_param)
+            )
         if context_param:
             kwargs[context_param] = _context_class()(self, ctx, scope, inputs)
         try:
@@ -615,7 +640,10 @@ class ServerSession:
             raise InvalidParams(f"Invalid arguments for prompt {params.name!r}: {exc}") from None
         inputs: InputRound | None = None
         if scope.modern:
-            inputs = self._input_round(ctx, "prompts/get", params.name, params.arguments, params)
+            can_ask = entry.signature.context_param is not None
+            inputs = self._input_round(
+                ctx, "prompts/get", params.name, params.arguments, params, can_ask=can_ask
+            )
         if entry.signature.context_param is not None:
             kwargs[entry.signature.context_param] = _context_class()(self, ctx, scope, inputs)
         try:
@@ -647,35 +675,6 @@ class ServerSession:
                 values=values[:100], total=len(values), has_more=len(values) > 100
             )
         )
-
-
-async def _unless_disconnected(
-    disconnected: anyio.Event,
-    handler: Callable[[Any, RequestContext, RequestScope], Awaitable[Any] | Any],
-    params: Any,
-    ctx: RequestContext,
-    scope: RequestScope,
-) -> Any:
-    """Run a 2026-era handler; the client closing its HTTP stream cancels it."""
-    outcome: list[Any] = []
-    try:
-        async with anyio.create_task_group() as task_group:
-
-            async def watch() -> None:
-                await disconnected.wait()
-                task_group.cancel_scope.cancel()
-
-            task_group.start_soon(watch)
-            result = handler(params, ctx, scope)
-            outcome.append(await result if inspect.isawaitable(result) else result)
-            task_group.cancel_scope.cancel()
-    except BaseExceptionGroup as group:
-        if len(group.exceptions) == 1:
-            raise group.exceptions[0] from None
-        raise
-    if not outcome:
-        raise RequestCancelled("the client closed the response stream")
-    return outcome[0]
 
 
 _CONTEXT: type[Context] | None = None
