@@ -190,12 +190,12 @@ async def test_request_stream_is_one_client_span_with_an_event_per_result(
                 assert failed == [{"n": 1}]
     streams = [span for span in otel.spans() if span.name in STREAMING]
     assert [span.name for span in streams] == ["count", "endless", "fails"]
-    for span, results in zip(streams, (3, 2, 1), strict=True):
+    for span, items in zip(streams, (3, 2, 1), strict=True):
         assert span.kind is CLIENT and span.end_time is not None
         assert span.attributes is not None
         assert span.attributes["rpc.method"] == span.name
         assert isinstance(span.attributes["jsonrpc.request.id"], str)
-        assert [event.name for event in span.events] == [f"{span.name} result"] * results
+        assert [event.name for event in span.events] == [f"{span.name} result"] * items
     counted, abandoned, broken = streams
     # A stream that ends, and one its reader leaves early, are no errors.
     for span in (counted, abandoned):

@@ -23,7 +23,6 @@ from opentelemetry.trace import SpanKind
 from a2a_layer import A2AClient
 from mcp_layer import connect
 from rpcweave._demo_otel import PlannerAgent, in_process_planner, render_tree, run_turn
-from rpcweave._trace_spans import read_spans
 
 pytestmark = pytest.mark.anyio
 
