@@ -471,7 +471,9 @@ class Peer:
                 async for item in receive:
                     if isinstance(item, ErrorResponse):
                         finished = True
-                        raise self.errors.refine(item.error)
+                        answered = self.errors.refine(item.error)
+                        answered.received = True  # the other side's answer, as for `request`
+                        raise answered
                     result = item.result
                     yield descriptor.validate_result(result) if descriptor else result
             finished = True

@@ -84,7 +84,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--otel",
         action="store_true",
         help="instead, run one ACP prompt turn that calls an MCP tool and an A2A agent, "
-        "traced with the OpenTelemetry SDK, and print the trace as a tree",
+        "traced with the OpenTelemetry SDK, and print the trace as a tree (with --trace, "
+        "the trace page shows the spans beside the messages)",
     )
     add_common_options(demo, timeout=False, verbose=False)
     return parser
@@ -101,7 +102,7 @@ def _dispatch(args: argparse.Namespace, command: list[str]) -> int:
         if args.otel:
             from ._demo_otel import run_otel_demo
 
-            return run_otel_demo()
+            return run_otel_demo(trace=args.trace)
         return run_demo(
             output=args.output,
             trace=args.trace,

@@ -3,7 +3,9 @@
 An editor asks an ACP agent (``session/prompt``); to answer, the agent looks the topic up
 with an MCP tool (``tools/call lookup``) and delegates the write-up to another agent over
 A2A (``SendMessage``). Each hop carries the W3C trace context (``params._meta`` for ACP
-and MCP, HTTP headers for A2A), so the whole turn is one trace, printed as a tree.
+and MCP, HTTP headers for A2A), so the whole turn is one trace, printed as a tree. With
+``--trace FILE`` the three hops' wire messages are recorded too, and the trace page shows
+the spans beside them, each MCP and ACP message linked to the span that sent it.
 
 The pieces (`PlannerAgent`, `lookup_server`, `writer_server`) are also what the
 cross-protocol tests run, in process and across real processes.
@@ -15,6 +17,7 @@ import os
 import sys
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import replace
 from typing import Any
 
 import anyio
@@ -23,7 +26,10 @@ from a2a_layer import A2AClient, A2AServer, ExecutionContext, TaskUpdater
 from a2a_layer.types import AgentCapabilities, AgentCard, AgentSkill, Task
 from acp_layer import Agent, LocalClient, connect_agent, serve_agent
 from acp_layer import schema as s
+from jsonrpc_core import TapRecord, WireTap, memory_pair
 from mcp_layer import ClientSession, Context, MCPServer
+
+from ._trace import Trace
 
 __all__ = [
     "PlannerAgent",
@@ -35,6 +41,12 @@ __all__ = [
 ]
 
 WRITER_URL = "http://127.0.0.1"
+LABELS = {
+    "editor": "editor (ACP client)",
+    "planner": "planner (ACP agent, MCP and A2A client)",
+    "lookup": "lookup (MCP server)",
+    "writer": "writer (A2A agent)",
+}
 
 
 def lookup_server() -> MCPServer:
@@ -101,41 +113,78 @@ def _ignore(progress: float, total: float | None, message: str | None) -> None:
     pass
 
 
-async def run_turn(agent: Agent, topic: str, cwd: str) -> s.PromptResponse:
-    """An editor (`LocalClient`) asks ``agent`` about ``topic`` in one prompt turn."""
-    client_end, agent_end = _memory_pair()
+async def run_turn(
+    agent: Agent, topic: str, cwd: str, trace: Trace | None = None
+) -> s.PromptResponse:
+    """An editor (`LocalClient`) asks ``agent`` about ``topic`` in one prompt turn
+    (recorded in ``trace``, if given)."""
+    client_end, agent_end = memory_pair()
+    editor_end: Any = client_end
+    if trace is not None:
+        editor_end = trace.wrap(client_end, local="editor", remote="planner", transport="memory")
     async with anyio.create_task_group() as task_group:
         task_group.start_soon(serve_agent, agent, agent_end)
-        async with connect_agent(LocalClient(permission="reject"), client_end) as conn:
+        async with connect_agent(LocalClient(permission="reject"), editor_end) as conn:
             session = await conn.new_session(cwd)
             response = await conn.prompt(session.session_id, topic)
         task_group.cancel_scope.cancel()
     return response
 
 
-def _memory_pair() -> Any:
-    from jsonrpc_core import memory_pair
+@asynccontextmanager
+async def _tools_in_memory(trace: Trace | None) -> AsyncIterator[ClientSession]:
+    """A session to a fresh `lookup_server` in memory (its messages recorded in ``trace``)."""
+    client_end, server_end = memory_pair()
+    planner_end: Any = client_end
+    if trace is not None:
+        planner_end = trace.wrap(client_end, local="planner", remote="lookup", transport="memory")
+    async with anyio.create_task_group() as task_group:
+        task_group.start_soon(lookup_server().serve, server_end)
+        try:
+            async with ClientSession(planner_end) as session:
+                yield session
+        finally:
+            task_group.cancel_scope.cancel()
 
-    return memory_pair()
+
+def _a2a_tap(trace: Trace | None) -> WireTap | None:
+    """A tap recording the A2A client's JSON-RPC messages in ``trace`` as planner's and
+    writer's (the A2A client names its ends ``client`` and ``agent``)."""
+    if trace is None or not trace.active:
+        return None
+    names = {"client": "planner", "agent": "writer"}
+    record = trace.tap.record
+
+    def renamed(item: TapRecord) -> None:
+        record(
+            replace(
+                item,
+                local=names.get(item.local, item.local),
+                remote=names.get(item.remote, item.remote),
+            )
+        )
+
+    return WireTap(renamed)
 
 
 @asynccontextmanager
-async def in_process_planner() -> AsyncIterator[PlannerAgent]:
-    """A planner whose MCP server runs in memory and whose A2A writer runs in process."""
+async def in_process_planner(trace: Trace | None = None) -> AsyncIterator[PlannerAgent]:
+    """A planner whose MCP server runs in memory and whose A2A writer runs in process
+    (the messages of both hops recorded in ``trace``, if given)."""
     import httpx
 
     from jsonrpc_core.testing import StreamingASGITransport
-    from mcp_layer import connect
 
     writer = writer_server()
+    tap = _a2a_tap(trace)
     async with writer.running():
         transport = StreamingASGITransport(writer.asgi_app())
         async with httpx.AsyncClient(transport=transport, base_url=WRITER_URL) as http:
 
             def delegate() -> AbstractAsyncContextManager[A2AClient]:
-                return A2AClient.connect(WRITER_URL, http=http, bindings=("JSONRPC",))
+                return A2AClient.connect(WRITER_URL, http=http, bindings=("JSONRPC",), tap=tap)
 
-            yield PlannerAgent(lambda: connect(lookup_server()), delegate)
+            yield PlannerAgent(lambda: _tools_in_memory(trace), delegate)
 
 
 # -- the printed tree ---------------------------------------------------------------------
@@ -168,15 +217,17 @@ def render_tree(spans: Sequence[Any]) -> str:
     return "\n".join(lines)
 
 
-async def _traced_turn(tracer: Any, cwd: str) -> s.PromptResponse:
-    async with in_process_planner() as planner:
+async def _traced_turn(tracer: Any, cwd: str, trace: Trace | None) -> s.PromptResponse:
+    async with in_process_planner(trace) as planner:
         with tracer.start_as_current_span("editor: explain rpcweave"):
-            return await run_turn(planner, "rpcweave", cwd)
+            return await run_turn(planner, "rpcweave", cwd, trace)
 
 
-def run_otel_demo(cwd: str = ".") -> int:
+def run_otel_demo(cwd: str = ".", trace: str | None = None) -> int:
     """Run the traced three-protocol turn with the SDK's in-memory exporter and print
-    the trace tree; the exit status (1 without the OpenTelemetry SDK)."""
+    the trace tree; the exit status (1 without the OpenTelemetry SDK). With ``trace``
+    (a path), the wire messages are recorded there and drawn with the spans (see the
+    module docstring)."""
     try:
         from opentelemetry.sdk.trace import TracerProvider
         from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -186,14 +237,20 @@ def run_otel_demo(cwd: str = ".") -> int:
     except ImportError:
         print("rpcweave demo --otel needs opentelemetry-sdk (pip install opentelemetry-sdk)")
         return 1
-    from opentelemetry import trace
+    from opentelemetry import trace as otel_trace
 
     exporter = InMemorySpanExporter()
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
-    trace.set_tracer_provider(provider)
+    otel_trace.set_tracer_provider(provider)
     tracer = provider.get_tracer("rpcweave.demo")
-    response = anyio.run(_traced_turn, tracer, os.path.abspath(cwd))
+    title = "rpcweave demo --otel: one trace across ACP, MCP and A2A"
+    recording = Trace(trace, title=title, labels=LABELS) if trace else None
+    try:
+        response = anyio.run(_traced_turn, tracer, os.path.abspath(cwd), recording)
+    finally:
+        if recording is not None:
+            recording.close()  # the page shows the spans the recording collected
     spans = exporter.get_finished_spans()
     print(render_tree(spans))
     traces = {span.context.trace_id for span in spans}

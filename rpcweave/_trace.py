@@ -2,7 +2,9 @@
 
 The tap records to JSON Lines (`jsonrpc_core.JsonLinesSink`), prints on stderr with
 ``--verbose``, and when the run ends — normally or not — the recording is drawn as a Mermaid
-diagram and an HTML page next to it (`rpcweave._trace_html.write_trace_views`). `annotate`
+diagram and an HTML page next to it (`rpcweave._trace_html.write_trace_views`), with the
+OpenTelemetry spans that ended meanwhile when the global tracer provider is the SDK's (and
+any put in `Trace.spans`). `annotate`
 adds the few protocol words that make a diagram readable (the tool called, the kind of a
 session update, the state of a task); the renderer itself knows no protocol.
 """
@@ -19,6 +21,7 @@ from typing import Any, TextIO, TypeVar
 from jsonrpc_core import JsonLinesSink, MessageStream, TapRecord, WireTap
 
 from ._trace_html import write_trace_views
+from ._trace_spans import collect_spans
 
 __all__ = ["Trace", "WirePrinter", "annotate"]
 
@@ -120,7 +123,10 @@ class Trace:
     """The wire tap of one run: ``--trace FILE`` and ``--verbose`` (see module docstring).
 
     Use as a context manager; on exit the recording is closed and drawn. Without either
-    option `wrap` returns the stream as it is.
+    option `wrap` returns the stream as it is. The spans of the global OpenTelemetry SDK
+    tracer provider that end while a recording is open, and any span records
+    (`rpcweave._trace_spans.span_record`) put in `spans`, are drawn on the page as well,
+    and saved as ``<name>.spans.jsonl``.
     """
 
     def __init__(
@@ -146,6 +152,8 @@ class Trace:
         if verbose:
             self.tap.sinks.append(WirePrinter(self.err, labels=self.labels))
         self.views: tuple[Path, Path] | None = None
+        self.spans: list[dict[str, Any]] = []
+        self._collector = collect_spans() if self._sink is not None else None
 
     @property
     def active(self) -> bool:
@@ -176,11 +184,14 @@ class Trace:
             return
         self._sink.close()
         self._sink = None
+        if self._collector is not None:
+            self._collector.close()
         stem = self.path.with_suffix("") if self.path.suffix == ".jsonl" else self.path
         for leftover in (
             self.path,
             stem.with_name(stem.name + ".mmd"),
             stem.with_name(stem.name + ".html"),
+            stem.with_name(stem.name + ".spans.jsonl"),
         ):
             leftover.unlink(missing_ok=True)
 
@@ -190,9 +201,15 @@ class Trace:
             return
         self._sink.close()
         self._sink = None
+        if self._collector is not None:
+            self.spans.extend(self._collector.close())
         try:
             self.views = write_trace_views(
-                self.path, title=self.title, labels=self.labels, annotate=annotate
+                self.path,
+                title=self.title,
+                labels=self.labels,
+                annotate=annotate,
+                spans=self.spans,
             )
         except (OSError, ValueError) as exc:
             print(f"rpcweave: cannot draw the trace: {exc}", file=self.err)

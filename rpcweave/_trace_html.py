@@ -6,6 +6,10 @@ linking to its message. The page reads offline and makes no request when opened;
 with an explicit ``mermaid_url`` (`MERMAID_URL`, or a copy of Mermaid's ES module you
 host) does it load Mermaid to draw the source as well. `write_trace_views` writes
 ``.mmd`` and ``.html`` beside a recording. Text from the wire never reaches the page unescaped.
+
+Given OpenTelemetry span records (`rpcweave._trace_spans.span_record`), the page also shows
+the spans as a tree; a message whose ``params._meta.traceparent`` names a recorded span (MCP,
+ACP), and the answer to such a request, links to that span, and the span back to them.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from ._trace_render import (
     trace_events,
     trace_to_mermaid,
 )
+from ._trace_spans import SPANS_STYLE, spans_html, traceparent_span, write_spans
 
 __all__ = ["MERMAID_URL", "trace_to_html", "write_trace_views"]
 
@@ -166,6 +171,26 @@ def _pretty(message: Any) -> str:
     return text
 
 
+def _span_links(events: list[TraceEvent], recorded: set[str]) -> dict[int, str]:
+    """The recorded span each message belongs to, by message number: the span its
+    ``traceparent`` names, and for an answer the span of the request it answers."""
+    links: dict[int, str] = {}
+    asked: dict[tuple[str, str, str], str] = {}
+    for event in events:
+        message = event.message
+        has_id = isinstance(message, dict) and "id" in message
+        key_id = json.dumps(message["id"]) if has_id else None
+        span_id = traceparent_span(message)
+        if span_id is not None:
+            if key_id is not None and event.kind == "request":
+                asked[(event.source, event.target, key_id)] = span_id
+        elif key_id is not None and event.kind in ("response", "error"):
+            span_id = asked.get((event.target, event.source, key_id))
+        if span_id is not None and span_id in recorded:
+            links[event.index] = span_id
+    return links
+
+
 def trace_to_html(
     records: Iterable[Mapping[str, Any]],
     *,
@@ -173,13 +198,15 @@ def trace_to_html(
     labels: Mapping[str, str] | None = None,
     annotate: Annotate | None = None,
     mermaid_url: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
 ) -> str:
     """A self-contained HTML page: the diagram beside every message as pretty JSON.
 
     The page embeds the Mermaid source and draws the same messages as an SVG timeline, so
     it reads offline and makes no request when opened; given ``mermaid_url`` (e.g.
     `MERMAID_URL`) it also loads Mermaid from there and renders the source. Arrows link
-    to their messages.
+    to their messages. ``spans`` (OpenTelemetry span records, `span_record`) add the
+    trace as a tree, linked both ways to the messages that carry their trace context.
     """
     records = list(records)
     events = trace_events(records, annotate=annotate)
@@ -193,20 +220,33 @@ def trace_to_html(
         + ", ".join(shown.get(name, name) for name in names)
         + (f" over {', '.join(transports)}" if transports else "")
     )
+    span_records = list(spans or [])
+    linked = _span_links(events, {str(span.get("span_id")) for span in span_records})
+    by_span: dict[str, list[int]] = {}
+    for index, span_id in linked.items():
+        by_span.setdefault(span_id, []).append(index)
     items: list[str] = []
     for event in events:
+        link = ""
+        if event.index in linked:
+            span_id = html.escape(linked[event.index])
+            link = f' <a class="span-link" href="#span-{span_id}">span {span_id}</a>'
         items.append(
             f'<li id="m{event.index}" style="--c:{_COLORS[event.kind]}">'
             f'<div class="head">{event.index}. {html.escape(event.source)} → '
             f"{html.escape(event.target)} · {event.kind} · {html.escape(event.label)} "
-            f"<small>+{event.time - start:.3f} s · {html.escape(event.transport)}</small></div>"
-            f"<pre>{html.escape(_pretty(event.message))}</pre></li>"
+            f"<small>+{event.time - start:.3f} s · {html.escape(event.transport)}</small>"
+            f"{link}</div><pre>{html.escape(_pretty(event.message))}</pre></li>"
         )
     script = _SCRIPT % json.dumps(mermaid_url) if mermaid_url else ""
+    spans_section = spans_html(span_records, by_span) if span_records else ""
+    style = _STYLE + (SPANS_STYLE if span_records else "")
+    if span_records:
+        summary += f"; {len(span_records)} OpenTelemetry spans"
     return (
         '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{html.escape(title)}</title><style>{_STYLE}</style></head><body>"
+        f"<title>{html.escape(title)}</title><style>{style}</style></head><body>"
         f"<header><h1>{html.escape(title)}</h1><p>{html.escape(summary)}</p></header>"
         '<main class="layout"><section class="diagram">'
         '<div id="mermaid-view" hidden></div>'
@@ -214,7 +254,7 @@ def trace_to_html(
         "<details><summary>Mermaid source</summary>"
         f'<pre id="mermaid-source">{html.escape(mermaid)}</pre></details></section>'
         f'<section class="messages"><ol>{"".join(items)}</ol></section></main>'
-        f"{script}</body></html>\n"
+        f"{spans_section}{script}</body></html>\n"
     )
 
 
@@ -225,9 +265,11 @@ def write_trace_views(
     labels: Mapping[str, str] | None = None,
     annotate: Annotate | None = None,
     mermaid_url: str | None = None,
+    spans: Iterable[Mapping[str, Any]] | None = None,
 ) -> tuple[Path, Path]:
     """Write ``<name>.mmd`` and ``<name>.html`` next to the recording at ``path``
-    (``mermaid_url`` as for `trace_to_html`).
+    (``mermaid_url`` and ``spans`` as for `trace_to_html`; given spans, they are also
+    written as ``<name>.spans.jsonl``).
 
     Returns the two paths. A missing recording counts as an empty one.
     """
@@ -236,6 +278,9 @@ def write_trace_views(
     stem = source.with_suffix("") if source.suffix == ".jsonl" else source
     mmd = stem.with_name(stem.name + ".mmd")
     page = stem.with_name(stem.name + ".html")
+    span_records = list(spans or [])
+    if span_records:
+        write_spans(stem.with_name(stem.name + ".spans.jsonl"), span_records)
     mmd.write_text(
         trace_to_mermaid(records, title=title, labels=labels, annotate=annotate), encoding="utf-8"
     )
@@ -246,6 +291,7 @@ def write_trace_views(
             labels=labels,
             annotate=annotate,
             mermaid_url=mermaid_url,
+            spans=span_records,
         ),
         encoding="utf-8",
     )

@@ -6,6 +6,7 @@ server a stdio child, the A2A agent an HTTP server in another process); and
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from collections.abc import AsyncIterator
@@ -110,9 +111,11 @@ async def test_the_trace_crosses_a_stdio_child_and_an_http_server(
     assert served_send["attributes"]["network.transport"] == "tcp"
 
 
-def test_demo_otel_prints_one_trace_as_a_tree(tmp_path: Path) -> None:
+def test_demo_otel_prints_one_trace_as_a_tree_and_draws_it_on_the_trace_page(
+    tmp_path: Path,
+) -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "rpcweave", "demo", "--otel"],
+        [sys.executable, "-m", "rpcweave", "demo", "--otel", "--trace", "otel.jsonl"],
         cwd=tmp_path,
         env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
         capture_output=True,
@@ -127,3 +130,26 @@ def test_demo_otel_prints_one_trace_as_a_tree(tmp_path: Path) -> None:
     assert any(line.startswith("        SendMessage  [server]") for line in lines)
     assert "· notifications/progress" in done.stdout
     assert "in 1 trace(s); stop reason: end_turn" in lines[-1]
+    # --trace: the three hops' messages, and the spans beside them on the page.
+    assert "trace: otel.jsonl (diagram otel.mmd, page otel.html)" in done.stderr
+    spans = read_spans(tmp_path / "otel.spans.jsonl")
+    assert len(spans) == int(lines[-1].split()[0])  # "N spans in 1 trace(s)"
+    assert len({span["trace_id"] for span in spans}) == 1
+    page = (tmp_path / "otel.html").read_text()
+    assert "<script" not in page
+    for sent in spans:
+        failed = " failed" if sent["error"] else ""
+        assert f'<div class="span{failed}" id="span-{sent["span_id"]}">' in page
+    senders = {(sent["name"], sent["kind"]): sent["span_id"] for sent in spans}
+    # The MCP tool call and the ACP prompt link to the CLIENT spans that sent them.
+    for method, span_name, label in [
+        ("tools/call", "tools/call lookup", "planner → lookup"),
+        ("session/prompt", "session/prompt", "editor → planner"),
+    ]:
+        span_id = senders[(span_name, "client")]
+        row = re.search(rf'<li id="m\d+"[^>]*><div class="head">\d+\. {label} · request · '
+                        rf'{re.escape(method)} \[[^<]*<small>[^<]*</small>'
+                        rf' <a class="span-link" href="#span-{span_id}">', page)  # fmt: skip
+        assert row, (method, span_id)
+    for participant in ("editor", "planner", "lookup", "writer"):
+        assert f"{participant} → " in page
