@@ -17,12 +17,20 @@ import pytest
 from a2a_fixtures.harness import BASE, in_process
 from test_a2a_client import Agent, serve
 
-from a2a_layer import A2AClient, A2AServer, TaskNotFound, UnsupportedOperation, VersionNotSupported
+from a2a_layer import (
+    A2AClient,
+    A2AServer,
+    TaskNotFound,
+    UnsupportedOperation,
+    VersionNotSupported,
+    text_of,
+)
 from a2a_layer._client import BearerToken
 from a2a_layer._grpc._proto import V1
 from a2a_layer._grpc._status import STATUS_DETAILS_KEY
 from a2a_layer._methods import GET_TASK, SUBSCRIBE_TO_TASK
 from a2a_layer.types import (
+    AgentCard,
     GetTaskRequest,
     ProtocolBinding,
     SubscribeToTaskRequest,
@@ -269,3 +277,17 @@ async def test_extensions_travel_as_metadata(anyio_backend: str) -> None:
         )
         assert accepted.code() == grpc.StatusCode.NOT_FOUND
         assert ("a2a-extensions", uri) in tuple(accepted.initial_metadata())
+
+
+async def test_the_tck_agent_serves_grpc_with_its_grpc_port(anyio_backend: str) -> None:
+    from rpcweave.examples.a2a import tck_agent
+
+    server = tck_agent.build_server(push=True, grpc_port=0)
+    async with in_process(server) as http:
+        card = (await http.get("/.well-known/agent-card.json")).json()
+        assert server.grpc_target and server.grpc_target.startswith("127.0.0.1:")
+        bindings = [i["protocolBinding"] for i in card["supportedInterfaces"]]
+        assert bindings.count("GRPC") == 2  # 1.0 and 0.3 (the TCK takes the first)
+        async with A2AClient(AgentCard.model_validate(card), bindings=["GRPC"]) as client:
+            task = await client.send("hi", message_id="tck-complete-task-grpc")
+            assert isinstance(task, Task) and text_of(task.status.message) == "Hello from TCK"

@@ -1,8 +1,10 @@
 """An A2A agent for conformance kits: its behaviour is chosen by the messageId prefix.
 
     python -m rpcweave.examples.a2a.tck_agent --port 9999 [--store sqlite:tasks.db] [--push]
+        [--grpc-port 50051]
 
-JSON-RPC at the root URL, HTTP+JSON under ``/rest``, the card at
+JSON-RPC at the root URL, HTTP+JSON under ``/rest``, gRPC on ``--grpc-port`` when given
+(the ``grpc`` extra; the card then lists it), the card at
 ``/.well-known/agent-card.json`` (streaming declared; push with ``--push``, which also
 allows private webhook targets: conformance kits run their webhook receivers on
 loopback, which an A2A server refuses by default). The README's "A2A TCK by hand" says
@@ -143,12 +145,18 @@ PRIVATE_PUSH_NOTICE = "push: private webhook targets allowed (loopback receivers
 
 
 def build_server(
-    *, store: TaskStore | None = None, push: bool = False, url: str | None = None
+    *,
+    store: TaskStore | None = None,
+    push: bool = False,
+    url: str | None = None,
+    grpc_port: int | None = None,
+    host: str = "127.0.0.1",
 ) -> A2AServer:
     """The TCK agent server: JSON-RPC at ``/``, HTTP+JSON at ``/rest``.
 
     With ``push`` it declares push notifications and allows private webhook targets
-    (the kits' receivers listen on loopback).
+    (the kits' receivers listen on loopback). With ``grpc_port`` (0: any free port) it
+    also serves the gRPC binding on ``host``.
     """
     return A2AServer(
         build_card(push=push),
@@ -158,6 +166,8 @@ def build_server(
         rpc_path="/",
         rest_path="/rest",
         allow_private_webhooks=push,
+        grpc_port=grpc_port,
+        grpc_host=host,
     )
 
 
@@ -166,6 +176,8 @@ async def _serve(server: A2AServer, host: str, port: int) -> None:
 
     async with running_server(server.asgi_app(), host=host, port=port) as url:
         print(f"TCK agent listening on {url}", flush=True)
+        if server.grpc_target is not None:
+            print(f"gRPC (A2A 1.0 and 0.3) on {server.grpc_target}", flush=True)
         if server.push is not None and server.push.allow_private_webhooks:
             print(PRIVATE_PUSH_NOTICE, flush=True)
         await anyio.sleep_forever()
@@ -182,8 +194,17 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="declare push notifications (and allow private webhook targets)",
     )
+    parser.add_argument(
+        "--grpc-port",
+        type=int,
+        default=None,
+        metavar="N",
+        help="also serve the gRPC binding on --host:N (0 picks a free port; the grpc extra)",
+    )
     args = parser.parse_args(argv)
-    server = build_server(store=open_store(args.store), push=args.push)
+    server = build_server(
+        store=open_store(args.store), push=args.push, grpc_port=args.grpc_port, host=args.host
+    )
     try:
         anyio.run(_serve, server, args.host, args.port)
     except KeyboardInterrupt:
