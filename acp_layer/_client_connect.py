@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
 
 import anyio
@@ -124,7 +124,7 @@ async def spawn_agent(
         raise ValueError("auth needs initialize=True: the methods come from initialize")
     base_env = dict(env or {})
 
-    def start(extra: Mapping[str, str]) -> Any:
+    def start(extra: Mapping[str, str]) -> AbstractAsyncContextManager[ClientConnection]:
         return _spawn_once(
             command,
             client,
@@ -141,14 +141,35 @@ async def spawn_agent(
             terminal_auth=terminal_login is not None,
         )
 
+    if auth is None:
+        async with start({}) as conn:
+            yield conn
+        return
+    async with _logged_in(
+        start, auth, command, base_env, inherit_env, cwd, ask_env, terminal_login
+    ) as conn:
+        yield conn
+
+
+@asynccontextmanager
+async def _logged_in(
+    start: Callable[[Mapping[str, str]], AbstractAsyncContextManager[ClientConnection]],
+    auth: str,
+    command: Sequence[str],
+    base_env: Mapping[str, str],
+    inherit_env: bool,
+    cwd: str | None,
+    ask_env: AskEnv | None,
+    terminal_login: TerminalLogin | None,
+) -> AsyncIterator[ClientConnection]:
+    """A connection that ``start`` opened (given the extra variables of the agent's
+    environment), logged in with the method ``auth`` as `spawn_agent` describes: on the
+    first connection, or on a second one after a restart or a terminal login."""
     # A login step's failure is raised after the connection it used is closed, so that it
     # reaches the caller as itself, not inside the connection's exception group.
     failure: Exception | None = None
     extra: dict[str, str] = {}
     async with start(extra) as conn:
-        if auth is None:
-            yield conn
-            return
         try:
             method = conn.auth_method(auth)
             kind = auth_method_kind(method)

@@ -375,10 +375,50 @@ async def spawn_stdio(
     """
     if not command:
         raise ValueError("command must not be empty")
-    full_env: dict[str, str] | None = None
-    if env is not None or not inherit_env:
-        full_env = dict(os.environ) if inherit_env else {}
-        full_env.update(env or {})
+    process, to_child, from_child, from_stderr = await _start_process(
+        command, _child_env(env, inherit_env), cwd
+    )
+    stream = StdioProcess(
+        process,
+        FdReceiveStream(from_child, close_fd=True),
+        FdSendStream(to_child, close_fd=True),
+        max_message_size=max_message_size,
+        stderr_lines=stderr_lines,
+    )
+    stderr = FdReceiveStream(from_stderr, close_fd=True)
+    drained = anyio.Event()
+    try:
+        async with anyio.create_task_group() as tg:
+            name = os.path.basename(command[0])
+            tg.start_soon(_drain_stderr, stderr, stream, name, on_stderr, drained)
+            try:
+                yield stream
+            finally:
+                with anyio.CancelScope(shield=True):
+                    await _shut_down(process, stream, shutdown_timeout, terminate_timeout)
+                    # Every writer is gone: the last lines are there to read.
+                    with anyio.move_on_after(_STDERR_LINGER):
+                        await drained.wait()
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await stderr.aclose()
+
+
+def _child_env(env: Mapping[str, str] | None, inherit_env: bool) -> dict[str, str] | None:
+    """The spawned process's environment; ``None`` (inherit ours as it is) if unchanged."""
+    if env is None and inherit_env:
+        return None
+    full_env = dict(os.environ) if inherit_env else {}
+    full_env.update(env or {})
+    return full_env
+
+
+async def _start_process(
+    command: Sequence[str], env: dict[str, str] | None, cwd: str | os.PathLike[str] | None
+) -> tuple[anyio.abc.Process, int, int, int]:
+    """Start ``command`` on pipes of our own; the process and our ends of its stdin,
+    stdout and stderr (the child's ends are closed here, whatever happens)."""
     # Our own pipes for stdin, stdout and stderr: written and read directly, like
     # stdio_server does, without the extra checkpoints of a buffered stream wrapper, and
     # closed by us however long another process holds their other ends (an asyncio pipe
@@ -392,7 +432,7 @@ async def spawn_stdio(
             stdin=child_stdin,
             stdout=child_stdout,
             stderr=child_stderr,
-            env=full_env,
+            env=env,
             cwd=cwd,
             start_new_session=_PROCESS_GROUPS,
         )
@@ -403,53 +443,37 @@ async def spawn_stdio(
     finally:
         for fd in (child_stdin, child_stdout, child_stderr):
             os.close(fd)
-    stream = StdioProcess(
-        process,
-        FdReceiveStream(from_child, close_fd=True),
-        FdSendStream(to_child, close_fd=True),
-        max_message_size=max_message_size,
-        stderr_lines=stderr_lines,
-    )
-    stderr = FdReceiveStream(from_stderr, close_fd=True)
-    drained = anyio.Event()
+    return process, to_child, from_child, from_stderr
 
-    async def drain_stderr() -> None:
-        pending = b""
-        name = os.path.basename(command[0])
-        try:
-            while True:
-                try:
-                    chunk = await stderr.receive()
-                except anyio.EndOfStream:
-                    break
-                pending += chunk
-                *lines, pending = pending.split(b"\n")
-                for raw in lines:
-                    line = raw.decode("utf-8", "replace").rstrip("\r")
-                    stream.stderr_tail.append(line)
-                    _stderr_logger.info("[%s stderr] %s", name, line)
-                    if on_stderr is not None:
-                        on_stderr(line)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
-        finally:
-            drained.set()
 
+async def _drain_stderr(
+    stderr: FdReceiveStream,
+    stream: StdioProcess,
+    name: str,
+    on_stderr: Callable[[str], Any] | None,
+    drained: anyio.Event,
+) -> None:
+    """Read the process's stderr to its end, line by line (rule 2); ``drained`` is set
+    when it ends."""
+    pending = b""
     try:
-        async with anyio.create_task_group() as tg:
-            tg.start_soon(drain_stderr)
+        while True:
             try:
-                yield stream
-            finally:
-                with anyio.CancelScope(shield=True):
-                    await _shut_down(process, stream, shutdown_timeout, terminate_timeout)
-                    # Every writer is gone: the last lines are there to read.
-                    with anyio.move_on_after(_STDERR_LINGER):
-                        await drained.wait()
-                tg.cancel_scope.cancel()
+                chunk = await stderr.receive()
+            except anyio.EndOfStream:
+                break
+            pending += chunk
+            *lines, pending = pending.split(b"\n")
+            for raw in lines:
+                line = raw.decode("utf-8", "replace").rstrip("\r")
+                stream.stderr_tail.append(line)
+                _stderr_logger.info("[%s stderr] %s", name, line)
+                if on_stderr is not None:
+                    on_stderr(line)
+    except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+        pass
     finally:
-        with anyio.CancelScope(shield=True):
-            await stderr.aclose()
+        drained.set()
 
 
 # Whether the server gets a process group of its own (spawn_stdio's docstring).
