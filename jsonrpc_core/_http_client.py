@@ -1,4 +1,5 @@
-"""JSON-RPC clients over HTTP: Streamable HTTP and the older HTTP+SSE transport.
+"""JSON-RPC clients over HTTP: Streamable HTTP (here) and the older HTTP+SSE transport
+(``_http_legacy_sse_client``), on one base (``_http_client_base``).
 
 Both are `MessageStream`s built on httpx, used as async context managers::
 
@@ -32,22 +33,24 @@ Rules:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from types import TracebackType
 from typing import Any
-from urllib.parse import urljoin
 
 import anyio
 import httpx
-from anyio.abc import TaskGroup
 
 from ._deadline import Deadline
-from ._errors import JsonRpcError, RequestTimeout, TransportError
-from ._http1 import AnyAsyncClient, as_httpx_client, new_async_client
+from ._errors import RequestTimeout, TransportError
+from ._http1 import AnyAsyncClient
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
+from ._http_client_base import HTTPStatusError as HTTPStatusError
+from ._http_client_base import HTTPTransportBase, error_from_response
+from ._http_client_base import SessionExpired as SessionExpired
 from ._http_common import SESSION_HEADER, accepts
+from ._http_legacy_sse_client import HTTPSSETransport as HTTPSSETransport
 from ._sse import SSEDecoder
-from ._transport import Received, encode_payload
+from ._transport import encode_payload
 from ._wire import (
     ErrorResponse,
     Incoming,
@@ -65,154 +68,6 @@ __all__ = ["HTTPSSETransport", "HTTPStatusError", "SessionExpired", "StreamableH
 logger = logging.getLogger("jsonrpc_core.http.client")
 
 _ACCEPT_BOTH = "application/json, text/event-stream"
-
-
-class HTTPStatusError(TransportError):
-    """The server answered with an HTTP error status.
-
-    ``error`` is the JSON-RPC error the body carried, if any (servers often explain a
-    400 or 403 that way, with a null id).
-    """
-
-    def __init__(self, status: int, message: str, error: JsonRpcError | None = None) -> None:
-        super().__init__(f"HTTP {status}: {message}" if message else f"HTTP {status}")
-        self.status = status
-        self.error = error
-
-
-class SessionExpired(HTTPStatusError):
-    """The server no longer knows our session (HTTP 404); start a new one."""
-
-
-def _error_from_response(status: int, body: bytes, request_id: Any) -> Exception:
-    """The JSON-RPC error meant for ``request_id``, else an `HTTPStatusError`."""
-    payload = parse(body) if body else None
-    if isinstance(payload, ErrorResponse):
-        if request_id is not None and payload.id == request_id:
-            return payload.error
-        return HTTPStatusError(status, payload.error.message, payload.error)
-    return HTTPStatusError(status, body.decode("utf-8", "replace").strip()[:300])
-
-
-class _Base:
-    """What both HTTP clients share: the httpx client, the inbound queue, the task group."""
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None,
-        auth: httpx.Auth | None,
-        timeout: float,
-        sse_read_timeout: float,
-        client: AnyAsyncClient | None,
-        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
-    ) -> None:
-        self.url = url
-        self.max_body_size = max_body_size  # a JSON answer or error body, decoded bytes
-        try:  # parsed once: httpx parses a str again per request
-            self._url: httpx.URL | str = httpx.URL(url)
-        except httpx.InvalidURL:
-            self._url = url  # each request raises it, as before
-        self.headers: dict[str, str] = dict(headers or {})
-        self._auth = auth
-        self.timeout = timeout  # the total deadline of an exchange (module rule 4)
-        self._timeout = httpx.Timeout(timeout, read=sse_read_timeout)
-        # A user's httpx2 client is fronted by an httpx one (`as_httpx_client`).
-        self._client = None if client is None else as_httpx_client(client)
-        self._owns_client = client is None
-        self._inbound_send, self._inbound = anyio.create_memory_object_stream[Received](256)
-        self._dispatcher: Callable[[Received], bool] | None = None
-        self._task_group: TaskGroup | None = None
-        self._background: set[anyio.CancelScope] = set()
-        self._closed = False
-
-    @property
-    def _auth_arg(self) -> Any:
-        """``auth`` for each request: ours, also on a client we were given."""
-        return self._auth if self._auth is not None else httpx.USE_CLIENT_DEFAULT
-
-    @property
-    def client(self) -> httpx.AsyncClient:
-        """The httpx client in use."""
-        assert self._client is not None, "use the transport as an async context manager"
-        return self._client
-
-    async def _open(self) -> None:
-        if self._client is None:
-            self._client = new_async_client(timeout=self._timeout, auth=self._auth)
-            await self._client.__aenter__()
-        self._task_group = anyio.create_task_group()
-        await self._task_group.__aenter__()
-
-    def _start(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
-        """Run ``func`` in the background under its own scope.
-
-        The task group's own scope also covers the code of whoever entered the
-        transport, so background work is cancelled through these scopes instead.
-        """
-
-        async def run() -> None:
-            with anyio.CancelScope() as scope:
-                self._background.add(scope)
-                try:
-                    await func(*args)
-                finally:
-                    self._background.discard(scope)
-
-        assert self._task_group is not None
-        self._task_group.start_soon(run)
-
-    def _stop(self) -> None:
-        """Stop delivering and cancel background streams (safe from any task)."""
-        self._closed = True
-        self._inbound_send.close()
-        for scope in list(self._background):
-            scope.cancel()
-
-    async def _exit(self) -> None:
-        """Leave the task group and close an owned client (in the task that entered)."""
-        self._stop()
-        if self._task_group is not None:
-            task_group, self._task_group = self._task_group, None
-            await task_group.__aexit__(None, None, None)
-        if self._owns_client and self._client is not None:
-            client, self._client = self._client, None
-            await client.__aexit__(None, None, None)
-
-    async def _deliver(self, payload: Incoming) -> None:
-        received = Received(payload)
-        dispatcher = self._dispatcher
-        if (
-            dispatcher is not None
-            and not self._closed
-            and not self._inbound.statistics().current_buffer_used
-        ):
-            if dispatcher(received):
-                return
-        try:
-            try:
-                self._inbound_send.send_nowait(received)  # room: no scheduling point
-            except anyio.WouldBlock:
-                await self._inbound_send.send(received)
-        except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
-
-    def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
-        """Called by the Peer reading this transport: ``dispatcher`` takes a message
-        directly when it can (``True``), skipping the inbound queue (and so ``receive``:
-        not done for a subclass that overrides it)."""
-        if type(self).receive is _Base.receive:
-            self._dispatcher = dispatcher
-
-    async def receive(self) -> Received:
-        try:
-            return self._inbound.receive_nowait()  # queued: no scheduling point
-        except anyio.WouldBlock:
-            return await self._inbound.receive()
-
-    def _request_headers(self, accept: str) -> dict[str, str]:
-        return {**self.headers, "accept": accept}
 
 
 def _fully_received(response: httpx.Response) -> bool:
@@ -240,7 +95,7 @@ class _PostStream:
         self.chunks: AsyncIterator[bytes] = response.aiter_bytes()
 
 
-class StreamableHTTPTransport(_Base):
+class StreamableHTTPTransport(HTTPTransportBase):
     """The client side of Streamable HTTP (see module rules).
 
     ``headers`` is a live dict: protocol layers add headers after negotiation (MCP's
@@ -388,7 +243,7 @@ class StreamableHTTPTransport(_Base):
             body = await read_response_body(response, self.max_body_size)
             if status == 404 and self.session_id is not None:
                 raise SessionExpired(404, f"session {self.session_id} is no longer known")
-            raise _error_from_response(status, body, request_ids[0] if request_ids else None)
+            raise error_from_response(status, body, request_ids[0] if request_ids else None)
         content_type = response.headers.get("content-type", "")
         if content_type.startswith("application/json"):
             body = await read_response_body(response, self.max_body_size)
@@ -594,116 +449,3 @@ class StreamableHTTPTransport(_Base):
             except (httpx.HTTPError, anyio.BrokenResourceError):
                 failures += 1
             await anyio.sleep((decoder.retry or self.default_retry_ms) / 1000)
-
-
-class HTTPSSETransport(_Base):
-    """The client side of MCP's HTTP+SSE transport (protocol 2024-11-05).
-
-    Opens the event stream at ``url``, waits for the ``endpoint`` event, then POSTs
-    each message there; every answer arrives on the event stream.
-    """
-
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        auth: httpx.Auth | None = None,
-        timeout: float = 30.0,
-        sse_read_timeout: float = 300.0,
-        client: AnyAsyncClient | None = None,
-        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
-    ) -> None:
-        super().__init__(
-            url,
-            headers=headers,
-            auth=auth,
-            timeout=timeout,
-            sse_read_timeout=sse_read_timeout,
-            client=client,
-            max_body_size=max_body_size,
-        )
-        self.endpoint: str | None = None
-
-    async def __aenter__(self) -> HTTPSSETransport:
-        await self._open()
-        try:
-            request = self.client.build_request(
-                "GET", self._url, headers=self._request_headers("text/event-stream")
-            )
-            deadline = Deadline(self.timeout, self.url, "endpoint event")
-            try:
-                with deadline:
-                    response = await self.client.send(request, stream=True, auth=self._auth_arg)
-            except httpx.HTTPError as exc:
-                raise TransportError(f"GET {self.url} failed: {exc!r}") from exc
-            if response.status_code != 200:
-                await response.aclose()
-                raise TransportError(f"GET {self.url}: HTTP {response.status_code}")
-            endpoint_known = anyio.Event()
-            self._start(self._read_stream, response, endpoint_known)
-            with deadline:
-                await endpoint_known.wait()
-            if self.endpoint is None:
-                raise TransportError(f"{self.url} closed the stream before sending an endpoint")
-        except BaseException:
-            await self._exit()
-            raise
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self._exit()
-
-    async def aclose(self) -> None:
-        """Close the event stream."""
-        self._stop()
-
-    async def _read_stream(self, response: httpx.Response, endpoint_known: anyio.Event) -> None:
-        decoder = SSEDecoder()
-        try:
-            async for chunk in response.aiter_bytes():
-                for event in decoder.feed(chunk):
-                    if event.event == "endpoint":
-                        self.endpoint = urljoin(self.url, event.data.strip())
-                        endpoint_known.set()
-                    elif event.event in (None, "message") and event.data:
-                        payload = parse(event.data)
-                        if isinstance(payload, InvalidMessage):
-                            logger.warning("invalid message from server: %s", payload.error.message)
-                            continue
-                        await self._deliver(payload)
-        except httpx.HTTPError as exc:
-            logger.info("event stream from %s ended: %r", self.url, exc)
-        finally:
-            await response.aclose()
-            endpoint_known.set()
-            self._inbound_send.close()
-
-    async def send(
-        self, payload: Message | list[Message], *, related_request_id: RequestId | None = None
-    ) -> None:
-        if self._closed or self.endpoint is None:
-            raise anyio.ClosedResourceError
-        headers = self._request_headers("application/json, text/event-stream")
-        headers["content-type"] = "application/json"
-        request = self.client.build_request(
-            "POST", self.endpoint, content=encode_payload(payload), headers=headers
-        )
-        try:
-            with Deadline(self.timeout, self.endpoint, "POST"):  # the answer is on the stream
-                response = await self.client.send(request, stream=True, auth=self._auth_arg)
-                try:
-                    # Read even when not needed (a 202's "Accepted"): the connection is reused.
-                    body = await read_response_body(response, self.max_body_size)
-                finally:
-                    await response.aclose()
-        except httpx.HTTPError as exc:
-            raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc
-        if response.status_code >= 400:
-            request_id = payload.id if isinstance(payload, Request) else None
-            raise _error_from_response(response.status_code, body, request_id)

@@ -6,23 +6,39 @@ never holds more than ``max_sessions``; a session idle for ``idle_timeout`` seco
 with no request in flight and no open stream is closed by the reaper. A request counts
 as in flight from the moment its session is looked up (so it cannot be reaped under
 it). ``stream_ids`` lists the event-store streams a session wrote; when the session
-ends they are forgotten (``JsonRpcHTTPApp``), since a resumption names its session.
+ends they are forgotten (`SessionRunner.forget_streams`), since a resumption names its
+session; a shared store forgets the whole session, except while the app is stopping
+(another replica may still resume its streams then).
+
+`SessionRunner` runs each session's connection in the app's task group (and the one
+shared connection of requests without a session), reaps idle sessions and ends them.
 """
 
 from __future__ import annotations
 
+import logging
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
+from anyio.abc import TaskGroup
 
 from ._http_channel import Outbox, ServerChannel
 from ._http_common import SESSION_HEADER, HTTPRequestInfo
+from ._transport import MessageStream
 
-__all__ = ["HTTPSession", "SessionPolicy", "SessionTable"]
+if TYPE_CHECKING:
+    from ._event_store import EventStore, SharedEventStore
+
+__all__ = ["HTTPSession", "SessionPolicy", "SessionRunner", "SessionTable", "shared_store_of"]
+
+logger = logging.getLogger("jsonrpc_core.http")
+
+_FORGET_TIMEOUT = 5.0
+"""How long an ended session's streams may take to leave the event store."""
 
 
 @dataclass(slots=True)
@@ -123,3 +139,121 @@ class SessionTable:
     def all(self) -> list[HTTPSession]:
         """Every live session."""
         return list(self._sessions.values())
+
+
+def shared_store_of(store: EventStore | None) -> SharedEventStore | None:
+    """``store`` if several processes can share it (``_http_resume``, loaded only for a
+    server with an event store)."""
+    if store is None:
+        return None
+    from ._http_resume import shared_store
+
+    return shared_store(store)
+
+
+class SessionRunner:
+    """Runs the sessions of one app in its task group, and ends them.
+
+    ``serve`` serves one connection until its stream ends. The task group is given by
+    `begin` (the app entering lifespan or ``running``) and taken back by `end`;
+    ``stopping`` is set from `end` on, so that a shared store keeps the sessions of a
+    stopping app for the other replicas.
+    """
+
+    def __init__(
+        self,
+        serve: Callable[[MessageStream], Awaitable[None]],
+        table: SessionTable,
+        *,
+        event_store: EventStore | None,
+    ) -> None:
+        self._serve = serve
+        self._table = table
+        self._event_store = event_store
+        self.task_group: TaskGroup | None = None
+        self.shared: ServerChannel | None = None
+        self.stopping = False
+
+    def begin(self, task_group: TaskGroup, *, reap: bool) -> None:
+        """Start running in ``task_group`` (reaping idle sessions if ``reap``)."""
+        self.task_group = task_group
+        self.stopping = False
+        if reap:
+            task_group.start_soon(self._reap_idle_sessions)
+
+    def end(self, *, unregister: bool) -> None:
+        """Close every session (taking each out of the table if ``unregister``) and the
+        shared connection; later sessions cannot start."""
+        self.stopping = True
+        for session in self._table.all():
+            if unregister:
+                self._table.remove(session.id)
+            session.close()
+        if self.shared is not None:
+            self.shared.close_inbound()
+        self.task_group = None
+        self.shared = None
+
+    def shared_channel(self) -> ServerChannel:
+        """The one connection serving every request without a session (made on first use
+        when the app also has sessions)."""
+        if self.shared is None:
+            assert self.task_group is not None
+            shared = ServerChannel(standalone=None, remap_ids=True, max_buffered=256)
+            self.shared = shared
+
+            async def serve_shared() -> None:
+                await self._serve(shared)
+
+            self.task_group.start_soon(serve_shared)
+        return self.shared
+
+    def start(self, session: HTTPSession) -> None:
+        """Serve ``session``'s connection until it ends (then it is unregistered)."""
+        assert self.task_group is not None
+        self.task_group.start_soon(self._run, session)
+
+    async def _run(self, session: HTTPSession) -> None:
+        try:
+            with session.cancel_scope:
+                await self._serve(session.channel)
+        finally:
+            if self._table.get(session.id) is session:
+                self._table.remove(session.id)
+            self._table.release(session.id)
+            session.close()
+            await self.forget_streams(session)
+
+    async def _reap_idle_sessions(self) -> None:
+        interval = max(0.05, min(self._table.idle_timeout / 4, 30.0))
+        while True:
+            await anyio.sleep(interval)
+            for session in self._table.expired():
+                logger.info(
+                    "session %s expired after %.0f s idle", session.id, self._table.idle_timeout
+                )
+                self._table.remove(session.id)
+                session.close()
+                await self.forget_streams(session)
+
+    async def forget_streams(self, session: HTTPSession) -> None:
+        """The session has ended: no one may resume its streams, so drop them (once).
+
+        A shared store forgets the whole session, except while the app is stopping
+        (another replica may still resume its streams then)."""
+        if not session.stream_ids:
+            return
+        stream_ids, session.stream_ids = session.stream_ids, set()
+        store = self._event_store
+        shared = shared_store_of(store)
+        if store is None or (shared is not None and self.stopping):
+            return
+        with anyio.move_on_after(_FORGET_TIMEOUT, shield=True):
+            try:
+                if shared is not None:
+                    await shared.forget_session(session.id)
+                else:
+                    for stream_id in stream_ids:
+                        await store.forget(stream_id)
+            except Exception:
+                logger.warning("could not forget session %s's streams", session.id, exc_info=True)
