@@ -25,8 +25,8 @@ from jsonrpc_core import install_lazy_exports
 if TYPE_CHECKING or not install_lazy_exports(globals()):
     from . import types as types
     from ._client import ClientSession as ClientSession
-    from ._client import InputRoundsExceeded as InputRoundsExceeded
-    from ._client import ProtocolVersionError as ProtocolVersionError
+    from ._client_era import InputRoundsExceeded as InputRoundsExceeded
+    from ._client_era import ProtocolVersionError as ProtocolVersionError
     from ._client_tasks import TaskCancelled as TaskCancelled
     from ._connect import connect as connect
     from ._connect import connect_http as connect_http

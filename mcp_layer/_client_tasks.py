@@ -1,4 +1,5 @@
-"""Task-augmented ``tools/call`` on the client side, handshake era (2025-11-25 tasks).
+"""Tasks on the client side: task-augmented ``tools/call`` in the handshake era
+(2025-11-25 tasks), and `TaskMethods`, the session's ``tasks/*`` calls in both eras.
 
 `ClientSession.call_tool` sends ``task`` in the params when the tool's
 ``execution.taskSupport`` is ``"required"`` (or ``"optional"`` and the caller asked),
@@ -29,18 +30,30 @@ import inspect
 import logging
 import math
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import anyio
 
-from jsonrpc_core import JsonRpcError, LocalError, ResultValidationError
+from jsonrpc_core import JsonRpcError, LocalError, RequestContext, ResultValidationError
 
-from .types import CreateTaskResult, Task
+from ._client_era import ClientEra
+from ._methods import TASKS_CANCEL, TASKS_CANCEL_V2, TASKS_GET, TASKS_GET_V2, TASKS_LIST, TOOLS_CALL
+from .types import (
+    CancelTaskResult,
+    CreateTaskResult,
+    DetailedTask,
+    GetTaskResult,
+    ListTasksResult,
+    Task,
+)
 
-if TYPE_CHECKING:
-    from ._client import ClientSession
-
-__all__ = ["CANCEL_TIMEOUT", "TaskCancelled", "TaskStatusCallback", "follow_task"]
+__all__ = [
+    "CANCEL_TIMEOUT",
+    "TaskCancelled",
+    "TaskMethods",
+    "TaskStatusCallback",
+    "follow_task",
+]
 
 TaskStatusCallback = Callable[[Task], Awaitable[None] | None]
 """Receives each new state of a task (`Task`: status, status message, timestamps)."""
@@ -93,15 +106,13 @@ async def _call(callback: Callable[..., Any], *args: Any) -> Any:
 
 
 async def follow_task(
-    client: ClientSession,
+    client: TaskMethods,
     created: CreateTaskResult,
     *,
     timeout: float | None,
     on_status: TaskStatusCallback | None,
 ) -> dict[str, Any]:
     """Take a created task to its end; the raw result of ``tasks/result`` (module rules)."""
-    from ._methods import TASKS_CANCEL
-
     watch = _Watch(created.task, on_status)
     task_id = created.task.task_id
     client.task_watches[task_id] = watch.notify
@@ -134,9 +145,7 @@ async def follow_task(
         client.task_watches.pop(task_id, None)
 
 
-async def _poll(client: ClientSession, watch: _Watch, timeout: float | None) -> None:
-    from ._methods import TASKS_GET
-
+async def _poll(client: TaskMethods, watch: _Watch, timeout: float | None) -> None:
     watch.notified = anyio.Event()
     await watch.wait()
     if watch.notified.is_set():
@@ -148,7 +157,7 @@ async def _poll(client: ClientSession, watch: _Watch, timeout: float | None) -> 
 
 
 async def _result_while_polling(
-    client: ClientSession, watch: _Watch, timeout: float | None
+    client: TaskMethods, watch: _Watch, timeout: float | None
 ) -> dict[str, Any]:
     outcome: list[Any] = []
     failure: list[Exception] = []
@@ -182,3 +191,55 @@ async def _result_while_polling(
     if not isinstance(raw, dict):
         raise ResultValidationError("tasks/result: the result is not an object")
     return raw
+
+
+class TaskMethods(ClientEra):
+    """``tasks/get``, ``tasks/cancel``, ``tasks/result`` and ``tasks/list``, and the
+    handshake era's ``notifications/tasks/status`` for the tasks `follow_task` follows."""
+
+    task_watches: dict[str, Callable[[Task], Awaitable[None]]]
+    """The handshake-era tasks being followed, by id: where their status goes."""
+
+    async def get_task(self, task_id: str) -> DetailedTask | GetTaskResult:
+        """``tasks/get``: the task's state; in the 2026 era (tasks extension) a
+        `DetailedTask` (its result inlined when done), in the handshake era a
+        `GetTaskResult` (2025-11-25 tasks; the result comes from `get_task_result`)."""
+        if not self.modern:
+            result: GetTaskResult = await self.peer.request(
+                TASKS_GET, {"taskId": task_id}, timeout=self._timeout(None)
+            )
+            return result
+        raw = await self._modern_request(TASKS_GET_V2.method, {"taskId": task_id}, timeout=None)
+        return DetailedTask.model_validate(raw)
+
+    async def cancel_task(self, task_id: str) -> CancelTaskResult | None:
+        """``tasks/cancel``: ask the server to stop a task; in the handshake era the
+        answer is the task, now ``cancelled`` (a terminal task is refused, -32602)."""
+        if not self.modern:
+            cancelled: CancelTaskResult = await self.peer.request(
+                TASKS_CANCEL, {"taskId": task_id}, timeout=self._timeout(None)
+            )
+            return cancelled
+        await self._modern_request(TASKS_CANCEL_V2.method, {"taskId": task_id}, timeout=None)
+        return None
+
+    async def get_task_result(self, task_id: str, *, timeout: float | None = None) -> Any:
+        """``tasks/result`` (handshake era): wait for a task's end and return its result
+        (a `CallToolResult` for a tool call), or raise its JSON-RPC error."""
+        raw = await self.peer.request(
+            "tasks/result", {"taskId": task_id}, timeout=self._timeout(timeout)
+        )
+        return TOOLS_CALL.validate_result(raw)
+
+    async def list_tasks(self, cursor: str | None = None) -> ListTasksResult:
+        """``tasks/list`` (handshake era): one page of this client's tasks."""
+        params = {"cursor": cursor} if cursor else {}
+        result: ListTasksResult = await self.peer.request(
+            TASKS_LIST, params, timeout=self._timeout(None)
+        )
+        return result
+
+    async def _task_status_legacy(self, params: Any, ctx: RequestContext) -> None:
+        watch = self.task_watches.get(params.task_id)
+        if watch is not None:
+            await watch(params)

@@ -45,7 +45,8 @@ from ._errors import (
     ResourceMismatch,
     TokenError,
 )
-from ._flows import ClientCredentialsAuth, OAuthAuth, union_scopes
+from ._flow_base import union_scopes
+from ._flows import ClientCredentialsAuth, OAuthAuth
 from ._introspection import IntrospectionVerifier
 from ._jwt import ASYMMETRIC_ALGORITHMS, JWKSCache, JWTVerifier
 from ._loopback import LoopbackRedirectHandler
