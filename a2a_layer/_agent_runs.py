@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -72,7 +72,7 @@ class AgentRuns:
         self._queued_runs.clear()
         self.idle_runners.clear()
 
-    def start_soon(self, func: Callable[..., Awaitable[Any]], *args: Any) -> None:
+    def start_soon(self, func: Callable[..., Coroutine[Any, Any, None]], *args: Any) -> None:
         """Start ``func(*args)`` in the runtime's task group, in the caller's context."""
         assert self._task_group is not None
         self._task_group.start_soon(func, *args)
