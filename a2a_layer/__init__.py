@@ -37,8 +37,8 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._card import resolve_card as resolve_card
     from ._client import A2AClient as A2AClient
     from ._client import BearerToken as BearerToken
-    from ._client import NoSupportedInterface as NoSupportedInterface
     from ._client import user_message as user_message
+    from ._client_interface import NoSupportedInterface as NoSupportedInterface
     from ._errors import A2A_ERRORS as A2A_ERRORS
     from ._errors import A2AError as A2AError
     from ._errors import ContentTypeNotSupported as ContentTypeNotSupported

@@ -43,12 +43,13 @@ from jsonrpc_core.http import (
 )
 
 from ._card import resolve_card
-from ._client_transport import (
-    ClientTransport,
-    JsonRpcClientTransport,
-    RestClientTransport,
-    grpc_transport,
+from ._client_interface import (
+    BINDINGS,
+    VERSIONS,
+    choose_interface,
+    open_transport,
 )
+from ._client_transport import ClientTransport
 from ._errors import UnsupportedOperation
 from ._executor import new_id
 from ._methods import (
@@ -67,7 +68,6 @@ from ._methods import (
 from ._rpc import EXTENSIONS_HEADER, normalise_version
 from .types import (
     AgentCard,
-    AgentInterface,
     AuthenticationInfo,
     CancelTaskRequest,
     DeleteTaskPushNotificationConfigRequest,
@@ -79,7 +79,6 @@ from .types import (
     ListTasksResponse,
     Message,
     Part,
-    ProtocolBinding,
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
@@ -90,16 +89,7 @@ from .types import (
     TaskState,
 )
 
-__all__ = ["A2AClient", "BearerToken", "NoSupportedInterface", "user_message"]
-
-_BINDINGS = (ProtocolBinding.JSONRPC, ProtocolBinding.HTTP_JSON)
-# Used only when a card offers none of _BINDINGS (or when asked for: bindings=...).
-_FALLBACK_BINDINGS = (ProtocolBinding.GRPC,)
-_VERSIONS = ("1.0", "0.3")
-
-
-class NoSupportedInterface(LookupError):
-    """The agent card lists no interface this client can use."""
+__all__ = ["A2AClient", "BearerToken", "user_message"]
 
 
 class BearerToken(httpx.Auth):
@@ -161,40 +151,6 @@ def _task_id(event: StreamResponse) -> str | None:
     return None
 
 
-def choose_interface(
-    card: AgentCard,
-    bindings: Sequence[str] = _BINDINGS,
-    versions: Sequence[str] = _VERSIONS,
-) -> AgentInterface:
-    """The first interface of ``card`` with a binding and version this client speaks.
-
-    With the default ``bindings``, gRPC is chosen only when nothing else fits (rule 1).
-    """
-    found = _first_interface(card, bindings, versions)
-    if found is None and tuple(bindings) == _BINDINGS:
-        found = _first_interface(card, _FALLBACK_BINDINGS, versions)
-    if found is not None:
-        return found
-    offered = ", ".join(
-        f"{i.protocol_binding} {i.protocol_version}" for i in card.supported_interfaces
-    )
-    raise NoSupportedInterface(f"no usable interface in the agent card (offered: {offered})")
-
-
-def _first_interface(
-    card: AgentCard, bindings: Sequence[str], versions: Sequence[str]
-) -> AgentInterface | None:
-    for interface in card.supported_interfaces:
-        version = normalise_version(interface.protocol_version)
-        binding = interface.protocol_binding
-        if binding not in bindings or version not in versions:
-            continue
-        if binding == ProtocolBinding.HTTP_JSON and version != "1.0":
-            continue  # the 0.3 HTTP+JSON routes are not spoken here
-        return interface
-    return None
-
-
 class A2AClient:
     """A client of one A2A agent (see module rules).
 
@@ -225,8 +181,8 @@ class A2AClient:
         auth: httpx.Auth | None = None,
         headers: Mapping[str, str] | None = None,
         extensions: Sequence[str] = (),
-        bindings: Sequence[str] = _BINDINGS,
-        versions: Sequence[str] = _VERSIONS,
+        bindings: Sequence[str] = BINDINGS,
+        versions: Sequence[str] = VERSIONS,
         timeout: float | None = 30.0,
         read_timeout: float = 300.0,
         tap: WireTap | None = None,
@@ -248,34 +204,15 @@ class A2AClient:
         base_headers = dict(headers or {})
         if extensions:
             base_headers[EXTENSIONS_HEADER] = ",".join(extensions)
-        self.transport: ClientTransport
-        if self.interface.protocol_binding == ProtocolBinding.GRPC:
-            token = auth.token if isinstance(auth, BearerToken) else None
-            self.transport = grpc_transport(
-                self.interface.url,
-                token=token,
-                headers=base_headers,
-                timeout=timeout,
-                protocol_version=self.protocol_version,
-            )
-        elif self.interface.protocol_binding == ProtocolBinding.HTTP_JSON:
-            self.transport = RestClientTransport(
-                self.http,
-                self.interface.url,
-                headers=base_headers,
-                timeout=timeout,
-                max_body_size=max_body_size,
-            )
-        else:
-            self.transport = JsonRpcClientTransport(
-                self.http,
-                self.interface.url,
-                protocol_version=self.protocol_version,
-                headers=base_headers,
-                tap=tap,
-                timeout=timeout,
-                max_body_size=max_body_size,
-            )
+        self.transport: ClientTransport = open_transport(
+            self.interface,
+            self.http,
+            headers=base_headers,
+            token=auth.token if isinstance(auth, BearerToken) else None,
+            timeout=timeout,
+            tap=tap,
+            max_body_size=max_body_size,
+        )
 
     @classmethod
     @asynccontextmanager

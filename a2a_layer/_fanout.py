@@ -1,7 +1,9 @@
 """Replication: the task runtime's side of a `SharedTaskStore` (several replicas).
 
-`TaskRuntime` hands its shared-store work to one `Replication`. Rules, beside the
-runtime's own (which still hold within each replica):
+The runtime hands its shared-store work to one `Replication`, which reaches back into
+the runtime only through `LocalTasks` (the tasks this replica keeps in memory; the
+runtime's `ActiveTasks`). Rules, beside the runtime's own (which still hold within each
+replica):
 
 1. Every change a replica makes to a task goes through `write` under the task's lock:
    compute from the in-memory task, compare-and-set it into the store; when another
@@ -16,32 +18,34 @@ runtime's own (which still hold within each replica):
    resubscribe and start from the task as it is).
 3. A task that became terminal elsewhere (CancelTask served by another replica) stops
    the agent running it here.
-4. A send is run by the replica that claims its message id; a replica that loses the
-   claim (a concurrent or retried send with the same id) follows the winner's run:
-   its reply, or its task until the task settles (terminal or interrupted after the
-   message), with no second call of the agent. A claim still pending after
-   ``claim_timeout`` seconds (its replica died) is taken over and run here.
+4. A send is run by the replica that claims its message id (`claim`); a replica that
+   loses the claim (a concurrent or retried send with the same id) follows the
+   winner's run (the send path, ``_send``), with no second call of the agent. A claim
+   still pending after ``claim_timeout`` seconds (its replica died) is taken over and
+   run here.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 import anyio
 from anyio.abc import TaskGroup
 
-from jsonrpc_core import InternalError, JsonRpcError
+from jsonrpc_core import InternalError
 
-from ._errors import A2A_ERRORS
+from ._active import TaskKey, settles
 from ._shared import Claim, SharedTaskStore, StaleTask, StoredEvent, TaskSnapshot
-from .types import StreamResponse, Task, TaskState
+from .types import StreamResponse, Task
 
 if TYPE_CHECKING:
-    from ._runtime import TaskRuntime, _Active, _Run
+    from ._active import _Active
+    from ._run import _Run
+    from ._subscriber import _Subscriber
 
-__all__ = ["Replication"]
+__all__ = ["LocalTasks", "Replication"]
 
 logger = logging.getLogger("a2a_layer.replication")
 
@@ -49,30 +53,48 @@ _MAX_WRITE_ATTEMPTS = 32
 _Compute = Callable[[Task], tuple[Task, StreamResponse | None]]
 
 
-def _closes(state: TaskState) -> bool:
-    return state.is_terminal or state.is_interrupted
+class LocalTasks(Protocol):
+    """What replication uses of the runtime: the tasks this replica keeps in memory.
 
+    Beside these four methods it uses only public fields of the runtime's records: of
+    an `_Active`, ``task``, ``seq``, ``tenant``, ``lock`` and ``subscribers`` (read and
+    set under ``lock``) and ``run``; of a `_Run` (its own, or one it is handed in
+    `claim` and `produced_nothing`), ``done``, ``cancel_requested``, ``cancel_scope``
+    (to stop it: rule 3), ``message_key``, ``tenant``, ``task_id``, ``message`` and
+    ``error``.
+    """
 
-def _closing(event: StreamResponse | None) -> bool:
-    return (
-        event is not None
-        and event.status_update is not None
-        and _closes(event.status_update.status.state)
-    )
+    def get(self, key: TaskKey) -> _Active | None:
+        """The record of the task ``key`` names, if it is in memory."""
+        ...
+
+    def keys(self) -> list[TaskKey]:
+        """The keys of every task in memory (a copy)."""
+        ...
+
+    def drop_subscriber(self, active: _Active, sub: _Subscriber) -> None:
+        """Stop offering ``active``'s events to ``sub``."""
+        ...
+
+    def broadcast(
+        self, active: _Active, event: StreamResponse, *, closes: bool, push: bool = True
+    ) -> None:
+        """Offer ``event`` to ``active``'s subscribers (the caller holds its lock)."""
+        ...
 
 
 class Replication:
     """Keeps one replica's in-memory tasks in step with the shared store."""
 
     def __init__(
-        self, runtime: TaskRuntime, store: SharedTaskStore, *, claim_timeout: float = 300.0
+        self, tasks: LocalTasks, store: SharedTaskStore, *, claim_timeout: float = 300.0
     ) -> None:
-        self.runtime = runtime
+        self.tasks = tasks
         self.store = store
         self.claim_timeout = claim_timeout
         self._task_group: TaskGroup | None = None
-        self._dirty: dict[tuple[str, str], bool] = {}  # key -> caught-up worker must run again
-        self._wanted: dict[tuple[str, str], int] = {}  # key -> highest change announced
+        self._dirty: dict[TaskKey, bool] = {}  # key -> caught-up worker must run again
+        self._wanted: dict[TaskKey, int] = {}  # key -> highest change announced
 
     async def run(self, task_group: TaskGroup) -> None:
         """Start listening (returns once changes flow)."""
@@ -85,15 +107,15 @@ class Replication:
 
     def _on_change(self, tenant: str, task_id: str, seq: int) -> None:
         key = (tenant, task_id)
-        active = self.runtime._active.get(key)
+        active = self.tasks.get(key)
         if active is not None and seq > active.seq:
             self.schedule(key, seq)
 
     def _on_resync(self) -> None:
-        for key in list(self.runtime._active):
+        for key in self.tasks.keys():
             self.schedule(key)
 
-    def schedule(self, key: tuple[str, str], seq: int | None = None) -> None:
+    def schedule(self, key: TaskKey, seq: int | None = None) -> None:
         """Catch the task up soon (coalesced: one worker per task at a time); ``seq``
         is the change announced, if known (``None``: look in any case)."""
         wanted = self._wanted.get(key, 0)
@@ -106,11 +128,11 @@ class Replication:
         self._dirty[key] = False
         self._task_group.start_soon(self._catch_up_worker, key)
 
-    async def _catch_up_worker(self, key: tuple[str, str]) -> None:
+    async def _catch_up_worker(self, key: TaskKey) -> None:
         try:
             while True:
                 self._dirty[key] = False
-                active = self.runtime._active.get(key)
+                active = self.tasks.get(key)
                 if active is None:
                     return
                 try:
@@ -144,18 +166,18 @@ class Replication:
         news = [e for e in events if e.seq > active.seq]
         contiguous = [e.seq for e in news] == list(range(active.seq + 1, snapshot.seq + 1))
         active.task, active.seq = snapshot.task, snapshot.seq
-        runtime = self.runtime
+        tasks = self.tasks
         if not contiguous:
             logger.info("task %s: events pruned meanwhile; subscribers start over", active.task.id)
             for sub in list(active.subscribers):
                 sub.close()
-                runtime._drop_subscriber(active, sub)
+                tasks.drop_subscriber(active, sub)
         else:
             for stored in news:
                 event = stored.event
                 if event is None or event.task is not None:
                     continue  # a history change, or the new task (nobody follows it yet)
-                runtime._broadcast(active, event, closes=_closing(event), push=False)
+                tasks.broadcast(active, event, closes=settles(event), push=False)
         run = active.run
         if active.task.status.state.is_terminal and run is not None and not run.done.is_set():
             if not run.cancel_requested:  # rule 3
@@ -205,67 +227,3 @@ class Replication:
                 )
             except Exception:
                 logger.exception("cannot record the failure of message %s", run.message.message_id)
-
-    async def follow(self, run: _Run, continuation: bool, claim: Claim) -> None:
-        """Mirror the claim winner's run of the same message in ``run`` (rule 4)."""
-        runtime = self.runtime
-        delay = 0.005
-        try:
-            with anyio.fail_after(self.claim_timeout + 30):
-                while claim.pending:
-                    await anyio.sleep(delay)
-                    delay = min(delay * 2, 0.2)
-                    taken = await self.claim(run)
-                    if taken is None:  # the winner vanished: run it here
-                        await runtime._execute(run, continuation)
-                        return
-                    claim = taken
-        except TimeoutError:
-            claim = Claim(error=InternalError("Internal error: the send was not run").to_object())
-        try:
-            if claim.error is not None:
-                error = A2A_ERRORS.from_object(claim.error)
-                runtime._finish_with_error(run, error)
-            elif claim.reply is not None:
-                run.answer = claim.reply
-                for sub in run.listeners:
-                    await run.attach(sub)
-                run.listeners.clear()
-            elif claim.task_id is not None:
-                await self._follow_task(run, claim)
-        except JsonRpcError as exc:
-            runtime._finish_with_error(run, exc)
-        finally:
-            runtime._inflight.pop((run.tenant, run.message_key), None)
-            run.first.set()
-            run.settled.set()
-            run.done.set()
-
-    async def _follow_task(self, run: _Run, claim: Claim) -> None:
-        runtime = self.runtime
-        assert claim.task_id is not None
-        run.task_id = claim.task_id
-        active = await runtime._acquire(run.tenant, claim.task_id)
-        watcher = runtime.new_subscriber()
-        try:
-            async with active.lock:
-                after = min(claim.seq, active.seq)
-                changes = await self.store.changes_after(
-                    claim.task_id, tenant=run.tenant, after=after
-                )
-                await self.catch_up(active, changes)
-                settled = any(_closing(e.event) for e in changes[1] if e.seq > claim.seq)
-                run.context_id = active.task.context_id or run.context_id
-                run.active = active
-                await runtime._attach_locked(active, watcher, settled=settled)
-                for sub in run.listeners:
-                    await runtime._attach_locked(active, sub, settled=settled)
-                run.listeners.clear()
-            run.first.set()
-            async with watcher:
-                async for _ in watcher:
-                    pass
-        finally:
-            watcher.close()
-            runtime._drop_subscriber(active, watcher)
-            runtime._release(active)

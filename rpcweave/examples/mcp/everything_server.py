@@ -183,8 +183,10 @@ def build_server() -> MCPServer:
     )
     _declare_content_tools(server)
     _declare_interactive_tools(server)
+    _declare_elicitation_tools(server)
     _declare_notification_tools(server)
     _declare_input_required_tools(server)
+    _declare_era_2026_tools(server)
     _declare_task_tools(server)
     _declare_resources(server)
     _declare_prompts(server)
@@ -286,6 +288,8 @@ def _declare_content_tools(server: MCPServer) -> None:
 
 
 def _declare_interactive_tools(server: MCPServer) -> None:
+    """Logging, progress, a dropped SSE stream and sampling during a call."""
+
     @server.tool()
     async def test_tool_with_logging(ctx: Context) -> str:
         """Tests tool that emits log messages during execution"""
@@ -327,6 +331,10 @@ def _declare_interactive_tools(server: MCPServer) -> None:
         content = result.content
         text = content.text if isinstance(content, TextContent) else "No response"
         return f"LLM response: {text}"
+
+
+def _declare_elicitation_tools(server: MCPServer) -> None:
+    """Elicitation (form and URL modes) and roots, asked of the client during a call."""
 
     @server.tool()
     async def test_elicitation(message: str, ctx: Context) -> str:
@@ -478,7 +486,7 @@ def _sampled_text(result: Any) -> str:
 
 
 def _declare_input_required_tools(server: MCPServer) -> None:
-    """2026-07-28 fixtures: multi round-trip requests, capabilities, headers, logging."""
+    """2026-07-28 fixtures: multi round-trip requests (``InputRequiredResult``)."""
 
     @server.tool()
     async def test_input_required_result_elicitation(ctx: Context) -> str:
@@ -545,6 +553,10 @@ def _declare_input_required_tools(server: MCPServer) -> None:
         """Asks for a confirmation; a tampered requestState is refused (-32602)"""
         answer = await ctx.elicit("Please confirm", NAME_SCHEMA, key="confirm")
         return f"Confirmed by {_text_of(answer, 'name', 'nobody')}"
+
+
+def _declare_era_2026_tools(server: MCPServer) -> None:
+    """2026-07-28 fixtures: capabilities per request, headers, logging."""
 
     @server.tool()
     async def test_input_required_result_capabilities(ctx: Context) -> str:
