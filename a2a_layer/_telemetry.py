@@ -26,6 +26,7 @@ __all__ = [
     "A2A_SERVER_TELEMETRY",
     "A2aConventions",
     "rest_client_telemetry",
+    "traced_grpc_operation",
     "traced_rest_operation",
 ]
 
@@ -152,6 +153,32 @@ async def traced_rest_operation(
         operation.end()
         raise
     return _traced_events(telemetry, operation, method, events)
+
+
+class _GrpcCallInfo:
+    """What the server span reads of a gRPC call: its metadata, as headers."""
+
+    __slots__ = ("headers",)
+
+    def __init__(self, headers: dict[str, str]) -> None:
+        self.headers = headers
+
+
+async def traced_grpc_operation(
+    method: str,
+    params: Any,
+    headers: dict[str, str],
+    call: Callable[[], Awaitable[Any]],
+    streaming: bool,
+) -> Any:
+    """Run one gRPC operation (``call()``) inside its SERVER span, the trace context read
+    from the call's metadata (``traceparent``/``tracestate`` keys, as in HTTP headers);
+    ``params`` is the request's model, dumped to JSON only when a span is recorded."""
+    telemetry = _rest_hook(A2A_SERVER_TELEMETRY)
+    if telemetry is None or not telemetry.live():
+        return await call()
+    params_json = params.model_dump(mode="json", by_alias=True, exclude_none=True)
+    return await traced_rest_operation(method, params_json, _GrpcCallInfo(headers), call, streaming)
 
 
 async def _traced_events(

@@ -16,11 +16,12 @@ from typing import Any, TypeVar
 import grpc
 from google.protobuf.message import Message as ProtoMessage
 
-from jsonrpc_core import Deadline
+from jsonrpc_core import Deadline, JsonRpcError
 
 from .._client_transport import ClientTransport
 from .._methods import A2AMethod
 from .._rpc import VERSION_HEADER
+from .._telemetry import rest_client_telemetry
 from ..types import A2AModel, StreamResponse
 from ._messages import GrpcMethod, ProtoPackage
 from ._status import error_from_status
@@ -93,27 +94,62 @@ class GrpcClientTransport(ClientTransport):
             raise NotImplementedError(f"{self.package.service} has no rpc for {method.method}")
         return found
 
+    def _metadata(self, headers: Mapping[str, str] | None) -> tuple[tuple[str, str], ...]:
+        """The call's metadata: the transport's, plus the trace context when traced."""
+        if not headers:
+            return self.metadata
+        return self.metadata + tuple((key.lower(), value) for key, value in headers.items())
+
     async def call(self, method: A2AMethod[P, R], params: P) -> R:
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            result: R = await telemetry.call(
+                method.method, params, None, lambda _, headers: self._call(method, params, headers)
+            )
+            return result
+        return await self._call(method, params)
+
+    async def _call(
+        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
+    ) -> R:
         rpc = self._rpc(method)
         stub = self.channel.unary_unary(
             rpc.path, request_serializer=_serialize, response_deserializer=rpc.response.FromString
         )
         try:
             with Deadline(self.timeout, self.url, method.method):
-                answer = await stub(self.package.request(rpc, params), metadata=self.metadata)
+                answer = await stub(
+                    self.package.request(rpc, params), metadata=self._metadata(headers)
+                )
         except grpc.aio.AioRpcError as exc:
-            raise error_from_status(exc, f"{rpc.name} on {self.url}") from None
+            raise _answered(exc, f"{rpc.name} on {self.url}") from None
         result: R = self.package.result_of(rpc, answer)
         return result
 
-    async def stream(
+    def stream(
         self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            return telemetry.stream(  # type: ignore[no-any-return]
+                method.method,
+                params,
+                None,
+                lambda _, headers: self._stream(method, params, headers),
+            )
+        return self._stream(method, params)
+
+    async def _stream(
+        self,
+        method: A2AMethod[P, StreamResponse],
+        params: P,
+        headers: Mapping[str, str] | None = None,
     ) -> AsyncGenerator[StreamResponse, None]:
         rpc = self._rpc(method)
         stub = self.channel.unary_stream(
             rpc.path, request_serializer=_serialize, response_deserializer=rpc.response.FromString
         )
-        call = stub(self.package.request(rpc, params), metadata=self.metadata)
+        call = stub(self.package.request(rpc, params), metadata=self._metadata(headers))
         deadline = Deadline(self.timeout, self.url, method.method)  # lifted at the first event
         try:
             while True:
@@ -121,13 +157,22 @@ class GrpcClientTransport(ClientTransport):
                     with deadline:
                         event = await call.read()
                 except grpc.aio.AioRpcError as exc:
-                    raise error_from_status(exc, f"{rpc.name} on {self.url}") from None
+                    raise _answered(exc, f"{rpc.name} on {self.url}") from None
                 if event is grpc.aio.EOF or not isinstance(event, ProtoMessage):
                     return
                 deadline.lift()
                 yield self.package.result_of(rpc, event)
         finally:
             call.cancel()
+
+
+def _answered(exc: grpc.aio.AioRpcError, where: str) -> Exception:
+    """The error a failed call raises: an A2A error is the server's answer (``received``,
+    as the HTTP bindings mark theirs), which telemetry records by its code."""
+    error = error_from_status(exc, where)
+    if isinstance(error, JsonRpcError):
+        error.received = True
+    return error
 
 
 def _serialize(message: Any) -> bytes:

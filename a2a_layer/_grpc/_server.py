@@ -34,6 +34,7 @@ from .._methods import GET_EXTENDED_AGENT_CARD
 from .._rpc import EXTENSIONS_HEADER, VERSION_HEADER, ServiceParameters
 from .._runtime import CallInfo
 from .._service import A2AService
+from .._telemetry import traced_grpc_operation
 from ..types import AgentCard
 from ._messages import GrpcMethod, ProtoPackage
 from ._status import auth_status, status_of
@@ -92,7 +93,14 @@ class _Dispatch:
         )
         if self._public_card_for_v03(method):
             return self.card
-        return await method.record.operation(self.service, model, call)
+        record = method.record
+        return await traced_grpc_operation(
+            record.method,
+            model,
+            headers,
+            lambda: record.operation(self.service, model, call),
+            record.streaming,
+        )
 
     def _public_card_for_v03(self, method: GrpcMethod) -> bool:
         # 0.3's GetAgentCard answers the public card when there is no extended one.
