@@ -91,7 +91,13 @@ class JsonRpcHTTPApp:
         self.sessions = SessionTable(
             max_sessions=options.max_sessions, idle_timeout=options.idle_timeout
         )
-        self._runner = SessionRunner(serve, self.sessions, event_store=options.event_store)
+        # `serve_connection` is looked up per connection, so a wrapper set on it later (the
+        # CLI's --trace taps every connection so) serves them.
+        self._runner = SessionRunner(
+            lambda stream: self.serve_connection(stream),
+            self.sessions,
+            event_store=options.event_store,
+        )
         writer = SSEWriter(
             retry_interval_ms=options.retry_interval_ms, event_name=options.event_name
         )

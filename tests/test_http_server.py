@@ -321,6 +321,24 @@ async def test_missing_session_id_on_a_non_start_request_is_400() -> None:
     assert len(server.app.sessions) == 0
 
 
+async def test_a_wrapper_set_on_serve_connection_later_serves_every_connection() -> None:
+    server = Server()
+    served: list[Any] = []
+    serve = server.app.serve_connection
+
+    async def wrapped(stream: Any) -> None:
+        served.append(stream)
+        await serve(stream)
+
+    server.app.serve_connection = wrapped
+    async with client_for(server) as client:
+        first = await post(client, request(1, "echo", ["a"]))
+        second = await post(client, request(2, "echo", ["b"]), first.headers[SESSION])
+        other = await post(client, request(1, "echo", ["c"]))
+    assert [first.status_code, second.status_code, other.status_code] == [200, 200, 200]
+    assert len(served) == 2  # one per session
+
+
 async def test_session_id_header_on_the_first_response_only() -> None:
     server = Server()
     async with client_for(server) as client:
