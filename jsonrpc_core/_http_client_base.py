@@ -77,6 +77,11 @@ class HTTPTransportBase:
         self._client = None if client is None else as_httpx_client(client)
         self._owns_client = client is None
         self._inbound_send, self._inbound = anyio.create_memory_object_stream[Received](256)
+        # Messages put on the inbound stream and not yet handled by its reader (one handed to
+        # a waiting reader is not in the stream's buffer, so the buffer alone cannot say).
+        # The direct dispatch below waits for none, so nothing overtakes what came first.
+        self._unhandled = 0
+        self._holding = False  # the reader holds one it took and has not asked past yet
         self._dispatcher: Callable[[Received], bool] | None = None
         self._task_group: TaskGroup | None = None
         self._background: set[anyio.CancelScope] = set()
@@ -138,20 +143,17 @@ class HTTPTransportBase:
     async def _deliver(self, payload: Incoming) -> None:
         received = Received(payload)
         dispatcher = self._dispatcher
-        if (
-            dispatcher is not None
-            and not self._closed
-            and not self._inbound.statistics().current_buffer_used
-        ):
+        if dispatcher is not None and not self._closed and not self._unhandled:
             if dispatcher(received):
                 return
         try:
+            self._unhandled += 1
             try:
                 self._inbound_send.send_nowait(received)  # room: no scheduling point
             except anyio.WouldBlock:
                 await self._inbound_send.send(received)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-            pass
+            self._unhandled -= 1
 
     def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
         """Called by the Peer reading this transport: ``dispatcher`` takes a message
@@ -161,10 +163,15 @@ class HTTPTransportBase:
             self._dispatcher = dispatcher
 
     async def receive(self) -> Received:
+        if self._holding:  # asking for the next one: the reader is done with the last
+            self._holding = False
+            self._unhandled -= 1
         try:
-            return self._inbound.receive_nowait()  # queued: no scheduling point
+            received = self._inbound.receive_nowait()  # queued: no scheduling point
         except anyio.WouldBlock:
-            return await self._inbound.receive()
+            received = await self._inbound.receive()
+        self._holding = True
+        return received
 
     def _request_headers(self, accept: str) -> dict[str, str]:
         return {**self.headers, "accept": accept}

@@ -511,3 +511,35 @@ async def test_http_sse_transport_round_trips_and_server_calls_client() -> None:
                 result = await server.peer.request("client/answer", {"question": "srv"})
                 assert result == "answer to srv"
         await wait_until(lambda: len(server.app.sessions) == 0)
+
+
+async def test_a_message_handed_to_a_waiting_reader_is_not_overtaken_by_a_direct_dispatch() -> None:
+    """A notification handed straight to the waiting reader is in no buffer; an answer
+    after it must still queue behind it, not be dispatched to its caller first (a
+    progress callback sees every step before ``call_tool`` returns)."""
+    from jsonrpc_core import Notification, Response, StreamableHTTPTransport
+
+    transport = StreamableHTTPTransport("http://127.0.0.1:1/rpc")
+    dispatched: list[Any] = []
+
+    def dispatch(received: Any) -> bool:  # as the Peer: answers directly, the rest queued
+        if isinstance(received.payload, Response):
+            dispatched.append(received)
+            return True
+        return False
+
+    transport._attach_dispatcher(dispatch)
+    got: list[Any] = []
+
+    async def reader() -> None:
+        for _ in range(2):
+            got.append((await transport.receive()).payload)
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(reader)
+            await anyio.wait_all_tasks_blocked()  # the reader waits on the empty stream
+            await transport._deliver(Notification("note", {}))
+            await transport._deliver(Response(1, "answer"))
+    assert dispatched == []
+    assert got == [Notification("note", {}), Response(1, "answer")]
