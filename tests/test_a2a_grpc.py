@@ -13,6 +13,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
 from test_a2a_client import Agent, serve
@@ -38,8 +39,6 @@ from a2a_layer.types import (
     TaskState,
 )
 from jsonrpc_core import HTTPStatusError, InvalidParams
-
-grpc = pytest.importorskip("grpc")
 
 pytestmark = pytest.mark.anyio
 
@@ -145,7 +144,7 @@ async def raw_call(
 
     rpc = V1.methods[method]
     async with grpc.aio.insecure_channel(target) as channel:
-        stub = channel.unary_unary(
+        stub: Any = channel.unary_unary(
             rpc.path,
             request_serializer=lambda m: m.SerializeToString(),
             response_deserializer=rpc.response.FromString,

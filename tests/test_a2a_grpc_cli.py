@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import signal
 
+import grpc  # noqa: F401  (the grpc extra is a dev dependency: missing fails, not skips)
 import pytest
 from fixtures.cli_helpers import EXAMPLES, CLIServer
 
 from a2a_layer import A2AClient
 from a2a_layer.types import Task
-
-pytest.importorskip("grpc")
 
 pytestmark = pytest.mark.anyio
 

@@ -14,7 +14,9 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import a2a.server.request_handlers.grpc_handler  # noqa: F401  (dev dependency)
 import anyio
+import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
 from test_a2a_client import serve
@@ -31,9 +33,6 @@ from a2a_layer._methods import SUBSCRIBE_TO_TASK
 from a2a_layer.types import AgentCard, Message, SubscribeToTaskRequest, Task, TaskState
 from jsonrpc_core import BearerAuth
 
-pytest.importorskip("grpc")
-pytest.importorskip("a2a.server.request_handlers.grpc_handler")
-
 pytestmark = pytest.mark.anyio
 
 
@@ -46,7 +45,6 @@ def anyio_backend() -> str:
 
 
 async def _sdk_client(http: Any, *, streaming: bool = True) -> Any:
-    import grpc
     from a2a.client import A2ACardResolver, ClientConfig, ClientFactory
 
     card = await A2ACardResolver(http, BASE).get_agent_card()
@@ -204,7 +202,6 @@ async def test_a2a_sdk_grpc_client_with_bearer_auth_sees_only_its_tasks(
 
 @asynccontextmanager
 async def sdk_grpc_server(seen_tokens: list[str]) -> AsyncIterator[AgentCard]:
-    import grpc
     from a2a.server.request_handlers import DefaultRequestHandler
     from a2a.server.request_handlers.grpc_handler import (
         DefaultGrpcServerCallContextBuilder,

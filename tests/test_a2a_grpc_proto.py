@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 from _specs import find
-
-protoc = pytest.importorskip("grpc_tools.protoc")
+from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))

@@ -8,6 +8,7 @@ import uuid
 from typing import Any
 
 import anyio
+import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
 from test_a2a_client import serve
@@ -20,8 +21,6 @@ from a2a_layer import (
     UnsupportedOperation,
 )
 from a2a_layer.types import AgentCard, Message, Task, TaskState
-
-pytest.importorskip("grpc")
 
 pytestmark = pytest.mark.anyio
 
@@ -81,7 +80,6 @@ async def test_every_0_3_method_over_grpc(anyio_backend: str) -> None:
 
 def _sdk_0_3_client(card: Any) -> Any:
     """a2a-sdk's client for the card's GRPC 0.3 interface only."""
-    import grpc
     from a2a.client import ClientConfig, ClientFactory
     from a2a.compat.v0_3.grpc_transport import CompatGrpcTransport
 
@@ -174,7 +172,6 @@ async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> N
 
 
 async def test_rpcweave_0_3_grpc_client_against_a2a_sdk_compat_server(anyio_backend: str) -> None:
-    import grpc
     from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
     from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
     from a2a.server.request_handlers import DefaultRequestHandler

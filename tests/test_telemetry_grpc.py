@@ -5,6 +5,7 @@ grpc.aio runs on asyncio only."""
 
 from __future__ import annotations
 
+import grpc  # noqa: F401  (the grpc extra is a dev dependency: missing fails, not skips)
 import pytest
 from _otel import Recorded, child_of, otel
 from a2a_fixtures.harness import BASE, in_process
@@ -14,7 +15,6 @@ from test_a2a_client import serve
 from a2a_layer import A2AClient, TaskNotFound
 from a2a_layer.types import ProtocolBinding, Task
 
-pytest.importorskip("grpc")
 pytestmark = pytest.mark.anyio
 
 __all__ = ["otel"]
