@@ -32,7 +32,7 @@ from ._errors import (
     TransportError,
 )
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
-from ._http_client import HTTPStatusError
+from ._http_client_base import error_from_response
 from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
 from ._telemetry import TelemetryConventions, instrument
 from ._wire import ErrorResponse, InvalidMessage, Request, RequestId, Response, encode, parse
@@ -332,7 +332,7 @@ class HTTPCaller:
             return request_id, response
         try:
             if status >= 400:
-                error = _error_from_response(status, await self._body(response), request_id)
+                error = error_from_response(status, await self._body(response), request_id)
                 raise self._received_error(error) if isinstance(error, JsonRpcError) else error
             if status == 202:
                 raise TransportError(f"{self.url} accepted {method} without answering it")
@@ -394,16 +394,6 @@ def _plain_result(data: str | bytes, request_id: int) -> Any:
     ):
         return obj["result"]
     return _NOT_PLAIN
-
-
-def _error_from_response(status: int, body: bytes, request_id: RequestId) -> Exception:
-    """The JSON-RPC error meant for ``request_id``, else an `HTTPStatusError`."""
-    payload = parse(body) if body else None
-    if isinstance(payload, ErrorResponse):
-        if payload.id == request_id:
-            return payload.error
-        return HTTPStatusError(status, payload.error.message, payload.error)
-    return HTTPStatusError(status, body.decode("utf-8", "replace").strip()[:300])
 
 
 def _answer_in(payload: Any, request_id: RequestId) -> Response | ErrorResponse | None:

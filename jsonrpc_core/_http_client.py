@@ -32,9 +32,7 @@ Rules:
 
 from __future__ import annotations
 
-import logging
 from collections.abc import AsyncIterator, Callable, Mapping
-from types import TracebackType
 from typing import Any
 
 import anyio
@@ -43,7 +41,7 @@ import httpx
 from ._deadline import Deadline
 from ._errors import RequestTimeout, TransportError
 from ._http1 import AnyAsyncClient
-from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
+from ._http_body import DEFAULT_MAX_BODY_SIZE, fetch_body, read_response_body
 from ._http_client_base import HTTPStatusError as HTTPStatusError
 from ._http_client_base import HTTPTransportBase, error_from_response
 from ._http_client_base import SessionExpired as SessionExpired
@@ -53,8 +51,6 @@ from ._sse import SSEDecoder
 from ._transport import encode_payload
 from ._wire import (
     ErrorResponse,
-    Incoming,
-    InvalidMessage,
     Message,
     Request,
     RequestId,
@@ -64,8 +60,6 @@ from ._wire import (
 )
 
 __all__ = ["HTTPSSETransport", "HTTPStatusError", "SessionExpired", "StreamableHTTPTransport"]
-
-logger = logging.getLogger("jsonrpc_core.http.client")
 
 _ACCEPT_BOTH = "application/json, text/event-stream"
 
@@ -149,15 +143,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
         await self._open()
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-        await self._exit()
-
     async def aclose(self) -> None:
         """End the session (DELETE) and stop every background stream."""
         if self._closed:
@@ -171,11 +156,7 @@ class StreamableHTTPTransport(HTTPTransportBase):
                         self._url,
                         headers={**self.headers, self.session_header: self.session_id},
                     )
-                    response = await self._client.send(request, stream=True, auth=self._auth_arg)
-                    try:
-                        await read_response_body(response, self.max_body_size)
-                    finally:
-                        await response.aclose()
+                    await fetch_body(self._client, request, self.max_body_size, auth=self._auth_arg)
                 except (httpx.HTTPError, TransportError):
                     pass
         self._stop()
@@ -258,12 +239,6 @@ class StreamableHTTPTransport(HTTPTransportBase):
             await response.aclose()
             raise TransportError(f"unexpected content type {content_type!r} from {self.url}")
         self._maybe_open_standalone()
-
-    async def _deliver_payload(self, payload: Incoming) -> None:
-        if isinstance(payload, InvalidMessage):
-            logger.warning("invalid message from server: %s", payload.error.message)
-            return
-        await self._deliver(payload)
 
     def _maybe_open_standalone(self) -> None:
         if self.standalone_stream:

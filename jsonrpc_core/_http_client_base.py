@@ -6,6 +6,7 @@ See ``_http_client`` for the rules both transports keep.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
@@ -17,9 +18,11 @@ from ._errors import JsonRpcError, TransportError
 from ._http1 import AnyAsyncClient, as_httpx_client, new_async_client
 from ._http_body import DEFAULT_MAX_BODY_SIZE
 from ._transport import Received
-from ._wire import ErrorResponse, Incoming, parse
+from ._wire import ErrorResponse, Incoming, InvalidMessage, parse
 
 __all__ = ["HTTPStatusError", "HTTPTransportBase", "SessionExpired", "error_from_response"]
+
+logger = logging.getLogger("jsonrpc_core.http.client")
 
 
 class HTTPStatusError(TransportError):
@@ -50,17 +53,22 @@ def error_from_response(status: int, body: bytes, request_id: Any) -> Exception:
 
 
 class HTTPTransportBase:
-    """What both HTTP clients share: the httpx client, the inbound queue, the task group."""
+    """What both HTTP clients share: the httpx client, the inbound queue, the task group,
+    and their arguments: ``url``; ``headers`` for every request; ``auth`` for each
+    request (also on a given ``client``); ``timeout``, each exchange's total deadline
+    (module rule 4 of ``_http_client``); ``sse_read_timeout``, httpx's read timeout (a
+    wait on an event stream); ``client``, an httpx client to use instead of an owned one;
+    ``max_body_size``, the cap on a JSON answer or error body (decoded bytes)."""
 
     def __init__(
         self,
         url: str,
         *,
-        headers: Mapping[str, str] | None,
-        auth: httpx.Auth | None,
-        timeout: float,
-        sse_read_timeout: float,
-        client: AnyAsyncClient | None,
+        headers: Mapping[str, str] | None = None,
+        auth: httpx.Auth | None = None,
+        timeout: float = 30.0,
+        sse_read_timeout: float = 300.0,
+        client: AnyAsyncClient | None = None,
         max_body_size: int = DEFAULT_MAX_BODY_SIZE,
     ) -> None:
         self.url = url
@@ -97,6 +105,14 @@ class HTTPTransportBase:
         """The httpx client in use."""
         assert self._client is not None, "use the transport as an async context manager"
         return self._client
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+        await self._exit()
+
+    async def aclose(self) -> None:
+        """Stop delivering and close every background stream."""
+        self._stop()
 
     async def _open(self) -> None:
         if self._client is None:
@@ -154,6 +170,13 @@ class HTTPTransportBase:
                 await self._inbound_send.send(received)
         except (anyio.ClosedResourceError, anyio.BrokenResourceError):
             self._unhandled -= 1
+
+    async def _deliver_payload(self, payload: Incoming) -> None:
+        """Deliver a payload read from the server; an invalid one is logged and dropped."""
+        if isinstance(payload, InvalidMessage):
+            logger.warning("invalid message from server: %s", payload.error.message)
+            return
+        await self._deliver(payload)
 
     def _attach_dispatcher(self, dispatcher: Callable[[Received], bool] | None) -> None:
         """Called by the Peer reading this transport: ``dispatcher`` takes a message

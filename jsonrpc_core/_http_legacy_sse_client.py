@@ -8,8 +8,6 @@ both HTTP transports keep (rule 4: the deadline of each POST and of the ``endpoi
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
-from types import TracebackType
 from urllib.parse import urljoin
 
 import anyio
@@ -17,12 +15,11 @@ import httpx
 
 from ._deadline import Deadline
 from ._errors import TransportError
-from ._http1 import AnyAsyncClient
-from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
+from ._http_body import fetch_body
 from ._http_client_base import HTTPTransportBase, error_from_response
 from ._sse import SSEDecoder
 from ._transport import encode_payload
-from ._wire import InvalidMessage, Message, Request, RequestId, parse
+from ._wire import Message, Request, RequestId, parse
 
 __all__ = ["HTTPSSETransport"]
 
@@ -33,30 +30,12 @@ class HTTPSSETransport(HTTPTransportBase):
     """The client side of MCP's HTTP+SSE transport (protocol 2024-11-05).
 
     Opens the event stream at ``url``, waits for the ``endpoint`` event, then POSTs
-    each message there; every answer arrives on the event stream.
+    each message there; every answer arrives on the event stream. Its arguments are
+    `HTTPTransportBase`'s.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        auth: httpx.Auth | None = None,
-        timeout: float = 30.0,
-        sse_read_timeout: float = 300.0,
-        client: AnyAsyncClient | None = None,
-        max_body_size: int = DEFAULT_MAX_BODY_SIZE,
-    ) -> None:
-        super().__init__(
-            url,
-            headers=headers,
-            auth=auth,
-            timeout=timeout,
-            sse_read_timeout=sse_read_timeout,
-            client=client,
-            max_body_size=max_body_size,
-        )
-        self.endpoint: str | None = None
+    endpoint: str | None = None
+    """Where each message is POSTed: the ``endpoint`` event's URL (``None`` until it came)."""
 
     async def __aenter__(self) -> HTTPSSETransport:
         await self._open()
@@ -84,18 +63,6 @@ class HTTPSSETransport(HTTPTransportBase):
             raise
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self._exit()
-
-    async def aclose(self) -> None:
-        """Close the event stream."""
-        self._stop()
-
     async def _read_stream(self, response: httpx.Response, endpoint_known: anyio.Event) -> None:
         decoder = SSEDecoder()
         try:
@@ -105,11 +72,7 @@ class HTTPSSETransport(HTTPTransportBase):
                         self.endpoint = urljoin(self.url, event.data.strip())
                         endpoint_known.set()
                     elif event.event in (None, "message") and event.data:
-                        payload = parse(event.data)
-                        if isinstance(payload, InvalidMessage):
-                            logger.warning("invalid message from server: %s", payload.error.message)
-                            continue
-                        await self._deliver(payload)
+                        await self._deliver_payload(parse(event.data))
         except httpx.HTTPError as exc:
             logger.info("event stream from %s ended: %r", self.url, exc)
         finally:
@@ -129,12 +92,10 @@ class HTTPSSETransport(HTTPTransportBase):
         )
         try:
             with Deadline(self.timeout, self.endpoint, "POST"):  # the answer is on the stream
-                response = await self.client.send(request, stream=True, auth=self._auth_arg)
-                try:
-                    # Read even when not needed (a 202's "Accepted"): the connection is reused.
-                    body = await read_response_body(response, self.max_body_size)
-                finally:
-                    await response.aclose()
+                # Read even when not needed (a 202's "Accepted"): the connection is reused.
+                response, body = await fetch_body(
+                    self.client, request, self.max_body_size, auth=self._auth_arg
+                )
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.endpoint} failed: {exc!r}") from exc
         if response.status_code >= 400:
