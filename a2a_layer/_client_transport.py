@@ -22,7 +22,13 @@ import httpx
 import pydantic_core
 
 from jsonrpc_core import Deadline, HTTPStatusError, JsonRpcError, TransportError, WireTap
-from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, HTTPCaller, SSEDecoder, read_response_body
+from jsonrpc_core.http import (
+    DEFAULT_MAX_BODY_SIZE,
+    HTTPCaller,
+    SSEDecoder,
+    fetch_body,
+    read_response_body,
+)
 
 from ._compat03 import params_to_v03, result_from_v03
 from ._errors import A2A_ERRORS, error_from_http
@@ -31,7 +37,13 @@ from ._methods import A2AMethod
 from ._telemetry import A2A_CLIENT_TELEMETRY, rest_client_telemetry
 from .types import A2AModel, StreamResponse
 
-__all__ = ["ClientTransport", "JsonRpcClientTransport", "RestClientTransport", "grpc_transport"]
+__all__ = [
+    "ClientTransport",
+    "JsonRpcClientTransport",
+    "RestClientTransport",
+    "TracedClientTransport",
+    "grpc_transport",
+]
 
 P = TypeVar("P", bound=A2AModel)
 R = TypeVar("R")
@@ -63,6 +75,49 @@ class ClientTransport:
         self, method: A2AMethod[P, StreamResponse], params: P
     ) -> AsyncGenerator[StreamResponse, None]:
         """Call a streaming method; its events (close the generator to leave early)."""
+        raise NotImplementedError
+
+
+class TracedClientTransport(ClientTransport):
+    """A transport that opens its own CLIENT spans (HTTP+JSON, gRPC; the JSON-RPC one's
+    `HTTPCaller` opens them): `call` and `stream` run ``_call`` and ``_stream`` inside
+    the span when telemetry records, with ``headers`` the trace context to send."""
+
+    async def call(self, method: A2AMethod[P, R], params: P) -> R:
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            result: R = await telemetry.call(
+                method.method, params, None, lambda _, headers: self._call(method, params, headers)
+            )
+            return result
+        return await self._call(method, params)
+
+    def stream(
+        self, method: A2AMethod[P, StreamResponse], params: P
+    ) -> AsyncGenerator[StreamResponse, None]:
+        telemetry = rest_client_telemetry()
+        if telemetry is not None and telemetry.live():
+            return telemetry.stream(  # type: ignore[no-any-return]
+                method.method,
+                params,
+                None,
+                lambda _, headers: self._stream(method, params, headers),
+            )
+        return self._stream(method, params)
+
+    async def _call(
+        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
+    ) -> R:
+        """One call, within the transport's ``timeout``, sending ``headers`` too."""
+        raise NotImplementedError
+
+    def _stream(
+        self,
+        method: A2AMethod[P, StreamResponse],
+        params: P,
+        headers: Mapping[str, str] | None = None,
+    ) -> AsyncGenerator[StreamResponse, None]:
+        """One streaming call (its first event within ``timeout``), sending ``headers``."""
         raise NotImplementedError
 
 
@@ -133,7 +188,7 @@ class JsonRpcClientTransport(ClientTransport):
         return self._caller.stream(method.method, params, method.validate_result)
 
 
-class RestClientTransport(ClientTransport):
+class RestClientTransport(TracedClientTransport):
     """The HTTP+JSON binding (spec 11), A2A 1.0; a JSON answer or error body larger than
     ``max_body_size`` decoded bytes raises `ResponseTooLarge`."""
 
@@ -173,37 +228,21 @@ class RestClientTransport(ClientTransport):
             headers=headers,
         )
 
-    async def call(self, method: A2AMethod[P, R], params: P) -> R:
-        telemetry = rest_client_telemetry()
-        if telemetry is not None and telemetry.live():
-            result: R = await telemetry.call(
-                method.method,
-                params,
-                None,
-                lambda _, headers: self._bounded_call(method, params, headers),
-            )
-            return result
-        return await self._bounded_call(method, params)
-
-    async def _bounded_call(
-        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
-    ) -> R:
-        if self.timeout is None:
-            return await self._call(method, params, headers)
-        with Deadline(self.timeout, self.url, method.method):
-            result = await self._call(method, params, headers)
-        return result
-
     async def _call(
         self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
     ) -> R:
+        if self.timeout is None:
+            return await self._exchange(method, params, headers)
+        with Deadline(self.timeout, self.url, method.method):
+            result = await self._exchange(method, params, headers)
+        return result
+
+    async def _exchange(
+        self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None
+    ) -> R:
         request = self._request(method, params, "application/a2a+json, application/json", headers)
         try:
-            response = await self._client.send(request, stream=True)
-            try:
-                content = await read_response_body(response, self.max_body_size)
-            finally:
-                await response.aclose()
+            response, content = await fetch_body(self._client, request, self.max_body_size)
         except httpx.HTTPError as exc:
             raise TransportError(f"{request.method} {request.url} failed: {exc!r}") from exc
         body = _json_or_none(content)
@@ -211,19 +250,6 @@ class RestClientTransport(ClientTransport):
             raise _http_error(response.status_code, body)
         result: R = method.validate_result(body)
         return result
-
-    def stream(
-        self, method: A2AMethod[P, StreamResponse], params: P
-    ) -> AsyncGenerator[StreamResponse, None]:
-        telemetry = rest_client_telemetry()
-        if telemetry is not None and telemetry.live():
-            return telemetry.stream(  # type: ignore[no-any-return]
-                method.method,
-                params,
-                None,
-                lambda _, headers: self._stream(method, params, headers),
-            )
-        return self._stream(method, params)
 
     async def _stream(
         self,

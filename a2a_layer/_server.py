@@ -209,42 +209,19 @@ class A2AServer:
         """The interfaces this server offers at ``base_url``, preferred first."""
         base = base_url.rstrip("/")
         rpc = base + ("" if self.rpc_path == "/" else self.rpc_path)
-        found = [
-            AgentInterface(
-                url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="1.0"
-            )
-        ]
+        offered = [(rpc, ProtocolBinding.JSONRPC, "1.0")]
         if self.rest_path is not None:
-            found.append(
-                AgentInterface(
-                    url=base + self.rest_path,
-                    protocol_binding=ProtocolBinding.HTTP_JSON,
-                    protocol_version="1.0",
-                )
-            )
+            offered.append((base + self.rest_path, ProtocolBinding.HTTP_JSON, "1.0"))
         if self.grpc_target is not None:
-            found.append(
-                AgentInterface(
-                    url=self.grpc_target,
-                    protocol_binding=ProtocolBinding.GRPC,
-                    protocol_version="1.0",
-                )
-            )
+            offered.append((self.grpc_target, ProtocolBinding.GRPC, "1.0"))
         if self.compat_v03:
-            found.append(
-                AgentInterface(
-                    url=rpc, protocol_binding=ProtocolBinding.JSONRPC, protocol_version="0.3"
-                )
-            )
+            offered.append((rpc, ProtocolBinding.JSONRPC, "0.3"))
             if self.grpc_target is not None:
-                found.append(
-                    AgentInterface(
-                        url=self.grpc_target,
-                        protocol_binding=ProtocolBinding.GRPC,
-                        protocol_version="0.3",
-                    )
-                )
-        return found
+                offered.append((self.grpc_target, ProtocolBinding.GRPC, "0.3"))
+        return [
+            AgentInterface(url=url, protocol_binding=binding, protocol_version=version)
+            for url, binding, version in offered
+        ]
 
     # -- serving ---------------------------------------------------------------------
 

@@ -18,10 +18,9 @@ from google.protobuf.message import Message as ProtoMessage
 
 from jsonrpc_core import Deadline, JsonRpcError
 
-from .._client_transport import ClientTransport
+from .._client_transport import TracedClientTransport
 from .._methods import A2AMethod
 from .._rpc import VERSION_HEADER
-from .._telemetry import rest_client_telemetry
 from ..types import A2AModel, StreamResponse
 from ._messages import GrpcMethod, ProtoPackage
 from ._status import error_from_status
@@ -42,7 +41,7 @@ def grpc_target(url: str) -> tuple[str, bool]:
     return url.rstrip("/"), False
 
 
-class GrpcClientTransport(ClientTransport):
+class GrpcClientTransport(TracedClientTransport):
     """The gRPC binding (spec 10): A2A 1.0 (``lf.a2a.v1``) or, with
     ``protocol_version="0.3"``, the 0.3 service (``a2a.v1``); see module docstring."""
 
@@ -100,15 +99,6 @@ class GrpcClientTransport(ClientTransport):
             return self.metadata
         return self.metadata + tuple((key.lower(), value) for key, value in headers.items())
 
-    async def call(self, method: A2AMethod[P, R], params: P) -> R:
-        telemetry = rest_client_telemetry()
-        if telemetry is not None and telemetry.live():
-            result: R = await telemetry.call(
-                method.method, params, None, lambda _, headers: self._call(method, params, headers)
-            )
-            return result
-        return await self._call(method, params)
-
     async def _call(
         self, method: A2AMethod[P, R], params: P, headers: Mapping[str, str] | None = None
     ) -> R:
@@ -125,19 +115,6 @@ class GrpcClientTransport(ClientTransport):
             raise _answered(exc, f"{rpc.name} on {self.url}") from None
         result: R = self.package.result_of(rpc, answer)
         return result
-
-    def stream(
-        self, method: A2AMethod[P, StreamResponse], params: P
-    ) -> AsyncGenerator[StreamResponse, None]:
-        telemetry = rest_client_telemetry()
-        if telemetry is not None and telemetry.live():
-            return telemetry.stream(  # type: ignore[no-any-return]
-                method.method,
-                params,
-                None,
-                lambda _, headers: self._stream(method, params, headers),
-            )
-        return self._stream(method, params)
 
     async def _stream(
         self,

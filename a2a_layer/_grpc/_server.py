@@ -117,12 +117,8 @@ class _Dispatch:
             try:
                 result = await self.prepare(method, request, context)
                 return self.package.answer(method, result)
-            except JsonRpcError as err:
-                await _abort(context, err, version)
             except Exception as exc:
-                _reraise_abort(exc)
-                logger.exception("gRPC %s failed", method.path)
-                await _abort(context, InternalError("Internal error"), version)
+                await _end_with(context, exc, version, f"gRPC {method.path}", "Internal error")
             raise AssertionError("unreachable: abort raises")  # pragma: no cover
 
         return handle
@@ -135,20 +131,32 @@ class _Dispatch:
                 events = await self.prepare(method, request, context)
                 async for event in events:
                     yield self.package.answer(method, event)
-            except JsonRpcError as err:
-                await _abort(context, err, version)
             except Exception as exc:
-                _reraise_abort(exc)
-                logger.exception("gRPC stream %s failed", method.path)
-                await _abort(context, InternalError("Internal error while streaming"), version)
+                await _end_with(
+                    context,
+                    exc,
+                    version,
+                    f"gRPC stream {method.path}",
+                    "Internal error while streaming",
+                )
 
         return handle
 
 
-def _reraise_abort(exc: Exception) -> None:
+async def _end_with(
+    context: Context, exc: Exception, version: str, call: str, internal: str
+) -> None:
+    """End the call ``exc`` failed with (rule 4): an A2A error with its status, grpc's own
+    abort as raised, anything else logged and answered as `InternalError` (``internal``).
+    Called in the ``except`` block, so the log carries the traceback."""
+    if isinstance(exc, JsonRpcError):
+        await _abort(context, exc, version)
+        return
     # context.abort raises grpc's own exception to end the call: let it through.
     if type(exc).__name__ == "AbortError" or isinstance(exc, grpc.RpcError):
         raise exc
+    logger.exception("%s failed", call)
+    await _abort(context, InternalError(internal), version)
 
 
 async def _abort(context: Context, err: JsonRpcError, version: str) -> None:
