@@ -1,22 +1,9 @@
 """The era of a `ClientSession`: how it opens, and how each request goes out and comes back.
 
-Rules (the numbers of `mcp_layer._client`'s rules):
-
-1. The era is settled when the session opens. A handshake-era version (the default,
-   2025-11-25) performs ``initialize``; a 2026-07-28 version sends ``server/discover``;
-   ``"auto"`` probes with ``server/discover`` and falls back to ``initialize`` on any
-   answer that is not a recognised 2026-era one (an error, an HTTP 4xx without such an
-   error, silence for ``probe_timeout`` seconds). A -32022 naming a version we speak
-   retries with it.
-2. Handshake era: nothing but ``initialize`` (and ``ping``) is sent before the handshake
-   completes, and a server whose protocol version we do not speak is refused.
-3. 2026 era: every request carries the envelope (version, client info, capabilities,
-   log level) in ``_meta``; over HTTP its headers mirror the body (``Mcp-Method``,
-   ``Mcp-Name``, the tool's ``x-mcp-header`` arguments). An ``InputRequiredResult`` is
-   answered from the host's handlers and the request retried (``max_input_rounds``
-   times at most); a task is polled to its end.
-5. A call abandoned by timeout or cancellation sends ``notifications/cancelled``
-   (over 2026-era HTTP it closes the request's response stream instead).
+It keeps rules 1, 2, 3 and 5 of `mcp_layer._client` (written there once): the era
+settled when the session opens (``initialize``, ``server/discover`` or the ``"auto"``
+probe), nothing but the handshake before it completes, the 2026-era envelope and its
+HTTP headers, input rounds and task polling, and the cancellation of an abandoned call.
 """
 
 from __future__ import annotations
@@ -172,7 +159,8 @@ class ClientEra:
         return cancel_notification(request_id, reason)
 
     async def open(self) -> None:
-        """Settle the era and greet the server (done by ``async with``; module rule 1)."""
+        """Settle the era and greet the server (done by ``async with``; rule 1 of
+        `mcp_layer._client`)."""
         requested = self.requested_version
         if requested in MODERN_PROTOCOL_VERSIONS:
             await self._probe(requested, fallback=False)
@@ -366,7 +354,7 @@ class ClientEra:
         timeout: float | None = None,
     ) -> Any:
         """Send a request in the session's era; 2026 era: answer input requests, follow
-        a task to its end (module rule 3)."""
+        a task to its end (rule 3 of `mcp_layer._client`)."""
         if not self.modern:
             return await self.peer.request(descriptor, params, timeout=self._timeout(timeout))
         method = descriptor.method
