@@ -123,6 +123,7 @@ async def test_an_item_survives_a_receiver_cancelled_after_its_wake_up(kind: str
             send_nowait("x")
             first.cancel()
             await anyio.wait_all_tasks_blocked()
+            assert got == ["x"]  # passed on, not left for the close to find
             close()
     assert got == ["x"]
 
