@@ -6,9 +6,9 @@ registry (``echo``, ``whoami``, ``script``); each test module subclasses it to a
 own methods and bookkeeping. `client_for` opens an httpx client on its app through
 `StreamingASGITransport` (no sockets); tests steer long-running handlers through named
 gates (`anyio.Event`) instead of sleeping. `ASGIPost` drives one POST through an app's
-ASGI interface directly. `ScriptedPeer` is an httpx transport answering
-each POST with a function of its JSON body (`json_response` and `sse_response` build the
-answers).
+ASGI interface directly; `peer_app` is an app serving a `Peer` per connection, and
+`count_to` a streamed method. `ScriptedPeer` is an httpx transport answering each POST
+with a function of its JSON body (`json_response` and `sse_response` build the answers).
 """
 
 from __future__ import annotations
@@ -36,6 +36,27 @@ BASE = "http://127.0.0.1"
 PATH = "/rpc"
 SESSION = "session-id"
 TIMEOUT = 10
+
+
+def peer_app(registry: MethodRegistry, **options: Any) -> JsonRpcHTTPApp:
+    """A `JsonRpcHTTPApp` (`HTTPServerOptions` of ``options``) that serves each connection
+    with a `Peer` over ``registry``."""
+
+    async def serve(stream: MessageStream) -> None:
+        await Peer(stream, registry).run()
+
+    return JsonRpcHTTPApp(serve, HTTPServerOptions(**options))
+
+
+async def count_to(params: Any, ctx: Any) -> AsyncIterator[Any]:
+    """A streamed method (list it in ``streaming_methods``): ``{"n": 1}`` up to
+    ``{"n": params["to"]}``."""
+
+    async def results() -> AsyncIterator[Any]:
+        for n in range(params["to"]):
+            yield {"n": n + 1}
+
+    return results()
 
 
 def start_on_any_request(payload: Any) -> bool:

@@ -3,6 +3,9 @@
 The global providers can be set once per process, and setting them would trace every
 other test of the run too, so the tests record through providers of their own, handed
 to the instrumentation with `use_providers` and taken back after each test.
+
+Uses the private hook `jsonrpc_core._telemetry_otel.use_providers` on purpose: no public API
+points the instrumentation at a test's own providers.
 """
 
 from __future__ import annotations

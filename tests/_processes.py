@@ -35,7 +35,7 @@ def none_left(mark: str, timeout: float = 10.0) -> list[int]:
     """Look (bounded) until no marked process runs; those still running at the deadline."""
     deadline = time.monotonic() + timeout
     while (left := running(mark)) and time.monotonic() < deadline:
-        time.sleep(0.05)
+        time.sleep(0.05)  # a bounded poll: other processes signal nothing
     return left
 
 

@@ -218,7 +218,7 @@ async def test_sse_stream_closed_early_disconnects_app() -> None:
                 n += 1
                 event = f"id: {n}\ndata: event {n}\n\n".encode()
                 await send({"type": "http.response.body", "body": event, "more_body": True})
-                await anyio.sleep(0.01)
+                await anyio.sleep(0.01)  # paced on purpose: an endless stream, not a flood
 
         async with anyio.create_task_group() as tg:
             tg.start_soon(produce)

@@ -25,8 +25,7 @@ from anyio.from_thread import start_blocking_portal
 from a2a_layer import A2AClient
 from a2a_layer.types import AgentInterface
 from jsonrpc_core import RequestTimeout
-from jsonrpc_core._http1 import new_async_client
-from jsonrpc_core.http import HTTPCaller
+from jsonrpc_core.http import HTTPCaller, new_async_client
 from mcp_layer import MCPServer, connect
 
 # The deadline of every call here; the seconds to each error are printed with ``-s``

@@ -7,6 +7,9 @@ module imports a private core module (what they need is exported by `jsonrpc_cor
 its public submodules `jsonrpc_core.http`, `jsonrpc_core.postgres` and
 `jsonrpc_core.telemetry`); the core's own
 surface stays small.
+
+Tests the private unit `mcp_layer._http.McpHTTPPolicy` on purpose: it is where MCP chooses
+its session header.
 """
 
 from __future__ import annotations

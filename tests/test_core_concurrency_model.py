@@ -7,6 +7,9 @@ Read from the source (AST), over every package of the repository:
 * one backend check: only ``jsonrpc_core/_backend.py`` asks which event loop runs
   (sniffio, anyio's ``current_async_library``, or asyncio's ``get_running_loop`` /
   ``current_task`` caught for ``RuntimeError``); everything else calls `is_asyncio`.
+
+Reads the private module `jsonrpc_core._transport` on purpose: the primitives it once held
+must stay gone.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ from pathlib import Path
 import anyio
 import pytest
 
-from jsonrpc_core._backend import is_asyncio
+from jsonrpc_core import is_asyncio
 
 pytestmark = pytest.mark.anyio
 

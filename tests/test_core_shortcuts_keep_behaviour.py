@@ -1,8 +1,13 @@
-"""The core's hot path: queues taken without a scheduling point, quick HTTP answers
-written whole, SSE answers read in the calling task, requests and answers handed over without a hop.
+"""The core's hot path: quick HTTP answers written whole, SSE answers read in the calling
+task, requests and answers handed over without a hop (the queues' own shortcuts are in
+``test_core_handoff_queue``).
 
 Each fast path has a test that shows it is taken and one that shows the slow path it
 skips still behaves (slow handlers, disconnects, ordering, cancellation).
+
+Tests the private units `jsonrpc_core._http_channel.Outbox` and `ServerChannel`, and the
+client transport's inline read (`_send_request`, `_inbound`), on purpose: their fast paths
+are the point.
 """
 
 from __future__ import annotations
@@ -15,15 +20,15 @@ import anyio
 import anyio.lowlevel
 import httpx
 import pytest
-from _http_fixtures import ASGIPost
+from _http_fixtures import ASGIPost, peer_app
 
 from jsonrpc_core import (
-    HTTPServerOptions,
     JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
+    Notification,
     NotificationType,
     Peer,
+    Received,
     Request,
     RequestContext,
     RequestType,
@@ -32,50 +37,15 @@ from jsonrpc_core import (
     WireTap,
 )
 from jsonrpc_core._http_channel import Outbox, ServerChannel
-from jsonrpc_core._sse import SSEEvent, encode_event
-from jsonrpc_core._transport import Received
-from jsonrpc_core._wire import Notification
+from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, SSEEvent, encode_event, read_body
 from jsonrpc_core.testing import StreamingASGITransport
 
 pytestmark = pytest.mark.anyio
 
 ECHO = RequestType[Any, Any]("echo")
+URL = "http://127.0.0.1/mcp"
 SLOW = RequestType[Any, Any]("slow")
 TIMEOUT = 10
-
-
-# -- the queues ---------------------------------------------------------------------------
-
-
-async def test_a_queued_item_survives_a_receiver_cancelled_after_its_wake_up() -> None:
-    """The core's queues are anyio memory object streams; a worker or SSE writer
-    cancelled right after being handed an item must not lose it (the next receiver
-    gets it)."""
-    send, queue = anyio.create_memory_object_stream[str](4)
-    got: list[str] = []
-    first = anyio.CancelScope()
-
-    async def receive(scope: anyio.CancelScope | None) -> None:
-        try:
-            if scope is None:
-                got.append(await queue.receive())
-            else:
-                with scope:
-                    got.append(await queue.receive())
-        except anyio.EndOfStream:
-            pass
-
-    with anyio.fail_after(TIMEOUT):
-        async with anyio.create_task_group() as task_group:
-            task_group.start_soon(receive, first)
-            await anyio.wait_all_tasks_blocked()
-            task_group.start_soon(receive, None)
-            await anyio.wait_all_tasks_blocked()
-            send.send_nowait("x")
-            first.cancel()
-            await anyio.wait_all_tasks_blocked()
-            send.close()
-    assert got == ["x"]
 
 
 # -- the HTTP server: quick answers written whole -----------------------------------------
@@ -98,10 +68,17 @@ def echo_registry(gate: anyio.Event | None = None) -> MethodRegistry:
 
 
 def make_app(registry: MethodRegistry, *, json_response: bool) -> JsonRpcHTTPApp:
-    async def serve(stream: MessageStream) -> None:
-        await Peer(stream, registry).run()
+    return peer_app(registry, path="/mcp", json_response=json_response)
 
-    return JsonRpcHTTPApp(serve, HTTPServerOptions(path="/mcp", json_response=json_response))
+
+def in_process_client(app: Any) -> httpx.AsyncClient:
+    """An HTTP client of ``app`` in this process (streamed, as over a socket)."""
+    return httpx.AsyncClient(transport=StreamingASGITransport(app), base_url="http://127.0.0.1")
+
+
+def rpc_over(http: httpx.AsyncClient) -> StreamableHTTPTransport:
+    """A client transport to the app's ``/mcp`` over ``http``, with no standalone stream."""
+    return StreamableHTTPTransport(URL, client=http, standalone_stream=False)
 
 
 ECHO_BODY = b'{"jsonrpc":"2.0","id":7,"method":"echo","params":{"text":"hi"}}'
@@ -109,13 +86,19 @@ SLOW_BODY = b'{"jsonrpc":"2.0","id":8,"method":"slow"}'
 ECHO_ANSWER = b'{"jsonrpc":"2.0","id":7,"result":{"text":"hi"}}'
 
 
-@pytest.mark.parametrize("anyio_backend", ["asyncio"])
-async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
-    app = make_app(echo_registry(), json_response=False)
+async def echo_posted_when_warm(*, json_response: bool) -> ASGIPost:
+    """An echo POST, answered by an app whose peer and worker were already up and idle."""
+    app = make_app(echo_registry(), json_response=json_response)
     post = ASGIPost(ECHO_BODY, path="/mcp")
     async with app.running():
-        await ASGIPost(ECHO_BODY, path="/mcp").run(app)  # the peer and a worker are up and idle now
+        await ASGIPost(ECHO_BODY, path="/mcp").run(app)  # the peer and a worker are up now
         await post.run(app)
+    return post
+
+
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
+    post = await echo_posted_when_warm(json_response=False)
     assert [m["type"] for m in post.sent] == ["http.response.start", "http.response.body"]
     body = b": \n\nevent: message\ndata: " + ECHO_ANSWER + b"\n\n"
     assert post.body_messages[0]["body"] == body
@@ -128,11 +111,7 @@ async def test_quick_sse_answer_goes_out_in_one_body_message() -> None:
 
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_quick_json_answer_needs_no_disconnect_watcher() -> None:
-    app = make_app(echo_registry(), json_response=True)
-    post = ASGIPost(ECHO_BODY, path="/mcp")
-    async with app.running():
-        await ASGIPost(ECHO_BODY, path="/mcp").run(app)  # the peer and a worker are up and idle now
-        await post.run(app)
+    post = await echo_posted_when_warm(json_response=True)
     assert post.body_messages[-1]["body"] == ECHO_ANSWER
     assert post.listens == 0
 
@@ -254,12 +233,8 @@ async def test_idle_peer_takes_a_request_without_the_inbound_queue() -> None:
 async def test_send_request_returns_with_the_sse_answer_in() -> None:
     app = make_app(echo_registry(), json_response=False)
     async with app.running():
-        async with httpx.AsyncClient(
-            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
-        ) as http:
-            async with StreamableHTTPTransport(
-                "http://127.0.0.1/mcp", client=http, standalone_stream=False
-            ) as stream:
+        async with in_process_client(app) as http:
+            async with rpc_over(http) as stream:
                 with anyio.fail_after(TIMEOUT):
                     await stream._send_request(Request(3, "echo", {"x": 1}))
                 received = stream._inbound.receive_nowait()  # no background reader needed
@@ -270,12 +245,8 @@ async def test_cancelled_or_closed_inline_reads_end_the_call() -> None:
     gate = anyio.Event()
     app = make_app(echo_registry(gate), json_response=False)
     async with app.running():
-        async with httpx.AsyncClient(
-            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
-        ) as http:
-            stream = StreamableHTTPTransport(
-                "http://127.0.0.1/mcp", client=http, standalone_stream=False
-            )
+        async with in_process_client(app) as http:
+            stream = rpc_over(http)
             async with stream, Peer(stream) as peer:
                 with anyio.fail_after(TIMEOUT):
                     async with anyio.create_task_group() as task_group:
@@ -320,22 +291,16 @@ async def test_wrappers_and_subclasses_see_every_message() -> None:
     app = make_app(echo_registry(), json_response=False)
     records: list[TapRecord] = []
     async with app.running():
-        async with httpx.AsyncClient(
-            transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
-        ) as http:
+        async with in_process_client(app) as http:
             with anyio.fail_after(TIMEOUT):
-                inner = StreamableHTTPTransport(
-                    "http://127.0.0.1/mcp", client=http, standalone_stream=False
-                )
+                inner = rpc_over(http)
                 # TappedStream forwards unknown attributes to the stream it wraps.
                 tapped = WireTap(records.append).wrap(
                     inner, local="client", remote="server", transport="http"
                 )
                 async with inner, Peer(tapped) as peer:
                     assert await peer.request(ECHO, {"n": 1}) == {"n": 1}
-                subclassed = LoggingTransport(
-                    "http://127.0.0.1/mcp", client=http, standalone_stream=False
-                )
+                subclassed = LoggingTransport(URL, client=http, standalone_stream=False)
                 async with subclassed, Peer(subclassed) as peer:
                     assert await peer.request(ECHO, {"n": 2}) == {"n": 2}
     assert [r.direction for r in records] == ["send", "receive"]
@@ -369,12 +334,7 @@ def open_ended_sse_app(*, answer_on: str) -> Callable[..., Awaitable[None]]:
     async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return
-        body = b""
-        while True:
-            message = await receive()
-            body += message.get("body", b"")
-            if not message.get("more_body"):
-                break
+        body = await read_body(receive, DEFAULT_MAX_BODY_SIZE)
         headers = [(b"content-type", b"text/event-stream"), (b"session-id", b"s1")]
         await send({"type": "http.response.start", "status": 200, "headers": headers})
         if scope["method"] == "POST":
@@ -401,12 +361,8 @@ def open_ended_sse_app(*, answer_on: str) -> Callable[..., Awaitable[None]]:
 @pytest.mark.parametrize("answer_on", ["post", "resumed get"])
 async def test_an_answer_on_a_stream_left_open_returns_to_the_caller(answer_on: str) -> None:
     app = open_ended_sse_app(answer_on=answer_on)
-    async with httpx.AsyncClient(
-        transport=StreamingASGITransport(app), base_url="http://127.0.0.1"
-    ) as http:
-        stream = StreamableHTTPTransport(
-            "http://127.0.0.1/mcp", client=http, standalone_stream=False
-        )
+    async with in_process_client(app) as http:
+        stream = rpc_over(http)
         async with stream, Peer(stream) as peer:
             with anyio.fail_after(TIMEOUT):
                 assert await peer.request("work") == "done"

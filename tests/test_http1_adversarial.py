@@ -1,6 +1,9 @@
 """jsonrpc_core._http1 under hostile servers and callers: pool accounting, odd framing,
 cancellation at each step, slow consumers. Servers are the raw ones of
 ``test_http1_transport``; both anyio backends.
+
+Inspects the private pool state of `HTTP1Transport` (`_count`, `_idle`, `_waiters`) on
+purpose: the accounting is what is under test.
 """
 
 from __future__ import annotations
@@ -21,12 +24,14 @@ from test_http1_transport import (
     ServerConn,
     answering,
     certificate,  # noqa: F401 - the fixture
+    idle_connections_spoiled,
     keep_answering,
     ok,
+    queued,
     raw_server,
 )
 
-from jsonrpc_core._http1 import HTTP1Transport, new_async_client
+from jsonrpc_core.http import HTTP1Transport, new_async_client
 
 pytestmark = pytest.mark.anyio
 
@@ -37,15 +42,6 @@ def consistent(transport: HTTP1Transport) -> None:
     assert transport._count == transport._idle_count == idle
     assert not transport._stale
     assert not [event for event in transport._waiters if not event.is_set()]
-
-
-async def queued(transport: HTTP1Transport) -> None:
-    """Until a request waits for room in the pool."""
-    for _ in range(int(LIMIT / 0.01)):
-        if transport._waiters:
-            return
-        await anyio.sleep(0.01)
-    raise AssertionError("no request waits for a connection")
 
 
 # the pool under many requests
@@ -266,13 +262,14 @@ async def test_extra_bytes_after_a_complete_response_spoil_the_connection() -> N
 
 
 async def test_bytes_arriving_on_an_idle_connection_spoil_it() -> None:
+    idle = anyio.Event()
     sent = anyio.Event()
 
     async def handler(conn: ServerConn) -> None:
         if conn.index == 1:
             await conn.read_request()
             await conn.send(ok(b"first"))
-            await anyio.sleep(0.05)
+            await idle.wait()  # the client has read the answer: its connection is idle
             await conn.send(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nstale")
             sent.set()
         await keep_answering(ok(b"fresh"))(conn)
@@ -280,12 +277,14 @@ async def test_bytes_arriving_on_an_idle_connection_spoil_it() -> None:
     async def body() -> AsyncIterator[bytes]:
         yield b"streamed: no retry may hide a reuse"
 
-    async with raw_server(handler) as server, new_async_client(timeout=LIMIT) as client:
-        await client.get(server.url)
-        await sent.wait()
-        for _ in range(20):
-            await anyio.sleep(0.01)
-        response = await client.post(server.url, content=body())
+    transport = HTTP1Transport()
+    async with raw_server(handler) as server:
+        async with httpx.AsyncClient(transport=transport, timeout=LIMIT) as client:
+            await client.get(server.url)
+            idle.set()
+            await sent.wait()
+            await idle_connections_spoiled(transport)  # the stale bytes reached the client
+            response = await client.post(server.url, content=body())
     assert response.content == b"fresh" and server.accepts == 2
 
 
@@ -464,7 +463,8 @@ async def test_read_timeout_counts_only_the_wait_not_a_slow_consumer() -> None:
             async for chunk in response.aiter_raw():
                 chunks.append(chunk)
                 if len(chunks) == 1:
-                    await anyio.sleep(0.5)  # longer than the read timeout
+                    # Time is under test: a pause longer than the read timeout.
+                    await anyio.sleep(0.5)
                     consumed.set()
     assert chunks == [b"first\n", b"second\n"]
 
@@ -478,7 +478,7 @@ async def test_a_slow_consumer_of_a_large_body_gets_every_byte() -> None:
             async with client.stream("GET", server.url) as response:
                 async for chunk in response.aiter_raw():
                     received += chunk
-                    if len(received) < 1024 * 1024:
+                    if len(received) < 1024 * 1024:  # paced on purpose: a slow consumer
                         await anyio.sleep(0.001)
             again = await client.get(server.url)
     assert bytes(received) == body and again.content == body
@@ -537,7 +537,7 @@ async def test_cancelled_while_writing_the_body_then_the_pool_recovers() -> None
                     big = b"x" * (32 * 1024 * 1024)
                     tg.start_soon(functools.partial(client.post, server.url, content=big))
                     await got_head.wait()
-                    await anyio.sleep(0.05)
+                    await anyio.wait_all_tasks_blocked()  # the client waits to write more
                     tg.cancel_scope.cancel()
             assert transport._count == 0
             assert (await client.get(server.url)).content == b"next"
@@ -617,10 +617,7 @@ async def test_a_waiter_timing_out_as_it_is_woken_passes_the_wake_up_on(
             tg.start_soon(acquire, "first", LIMIT)
             await queued(transport)
             tg.start_soon(acquire, "second", None)
-            for _ in range(100):
-                if len(transport._waiters) == 2:
-                    break
-                await anyio.sleep(0.01)
+            await queued(transport, 2)
             transport._count -= 1  # that connection is released
             transport._wake_one()
     assert outcomes == {"first": "PoolTimeout", "second": "ConnectError"}
@@ -653,11 +650,13 @@ async def test_a_streamed_body_not_matching_its_content_length_is_refused(
 ) -> None:
     """Bytes past the declared length would be read as the next request (h11 refused too)."""
     seen: list[bytes] = []
+    ended = anyio.Event()
 
     async def handler(conn: ServerConn) -> None:
         while await conn._more():
             pass
         seen.append(conn.buf)
+        ended.set()
 
     async def body() -> AsyncIterator[bytes]:
         for part in parts:
@@ -669,10 +668,8 @@ async def test_a_streamed_body_not_matching_its_content_length_is_refused(
             with pytest.raises(httpx.LocalProtocolError, match="Content-Length"):
                 await client.post(server.url, content=body(), headers={"Content-Length": "3"})
             assert transport._count == 0
-        for _ in range(100):
-            if seen:
-                break
-            await anyio.sleep(0.01)
+        with anyio.fail_after(LIMIT):
+            await ended.wait()  # the server read to the end of what the client sent
     assert seen and not seen[0].endswith(b"de")
 
 

@@ -4,6 +4,9 @@
 ``ALL_PROXY``/``NO_PROXY`` into httpx mount patterns; `new_async_client` mounts httpx's
 proxy transport for them ahead of `HTTP1Transport`. Against raw servers on 127.0.0.1: a
 "proxy" that records the absolute-form request line, and an "origin".
+
+Tests the private unit `jsonrpc_core._http1_proxies.environment_proxies` on purpose: its
+mount patterns are the point.
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ import httpx
 import pytest
 from test_http1_transport import LIMIT, ServerConn, ok, raw_server
 
-from jsonrpc_core._http1 import environment_proxies, new_async_client
+from jsonrpc_core._http1 import environment_proxies
+from jsonrpc_core.http import new_async_client
 
 pytestmark = pytest.mark.anyio
 

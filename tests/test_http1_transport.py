@@ -4,6 +4,9 @@ Each server is an anyio TCP listener on 127.0.0.1 whose handler writes hand-made
 so odd and hostile responses can be scripted; ``accepts`` counts the connections it
 took, which is how keep-alive reuse (or its absence) shows. Servers and clients meet at
 `anyio.Event`s instead of sleeps.
+
+Reads the private `jsonrpc_core._http1.MAX_HEAD` and the pool's private state on purpose:
+the head limit and the pool accounting are under test.
 """
 
 from __future__ import annotations
@@ -24,9 +27,11 @@ import anyio
 import anyio.abc
 import httpx
 import pytest
+from _waiting import until
 from anyio.streams.tls import TLSListener
 
-from jsonrpc_core._http1 import MAX_HEAD, HTTP1Transport, new_async_client
+from jsonrpc_core._http1 import MAX_HEAD
+from jsonrpc_core.http import HTTP1Transport, new_async_client
 
 pytestmark = pytest.mark.anyio
 
@@ -136,6 +141,19 @@ async def raw_server(
         finally:
             tg.cancel_scope.cancel()
     await listener.aclose()
+
+
+async def queued(transport: HTTP1Transport, waiting: int = 1) -> None:
+    """Until ``waiting`` requests wait for room in the pool."""
+    await until(lambda: len(transport._waiters) >= waiting, timeout=LIMIT)
+
+
+async def idle_connections_spoiled(transport: HTTP1Transport) -> None:
+    """Until the client has seen that no idle connection is fit for reuse: a FIN or bytes
+    nobody asked for reached it (on asyncio the event loop must have read them)."""
+    idle = [conn for conns in transport._idle.values() for conn in conns]
+    assert idle
+    await until(lambda: not any(conn.usable() for conn in idle), timeout=LIMIT)
 
 
 def ok(body: bytes = b"ok", extra: bytes = b"") -> bytes:
@@ -305,11 +323,11 @@ async def test_idle_connection_closed_by_server_is_not_reused() -> None:
     async def body() -> AsyncIterator[bytes]:
         yield b"streamed"
 
-    async with raw_server(handler) as server, new_async_client() as client:
+    transport = HTTP1Transport()
+    async with raw_server(handler) as server, httpx.AsyncClient(transport=transport) as client:
         await client.get(server.url)
         await closed.wait()
-        for _ in range(50):  # let the client's event loop see the FIN
-            await anyio.sleep(0.01)
+        await idle_connections_spoiled(transport)  # the client has seen the FIN
         response = await client.post(server.url, content=body())
     assert response.content == b"once"
     assert server.accepts == 2
@@ -652,7 +670,7 @@ async def test_pool_limit_makes_requests_wait_and_pool_timeout() -> None:
                 with pytest.raises(httpx.PoolTimeout):
                     await client.get(server.url, timeout=httpx.Timeout(LIMIT, pool=0.05))
                 tg.start_soon(get)
-                await anyio.sleep(0.05)
+                await queued(transport)  # waits for the one connection, opens none
                 assert results == [] and server.accepts == 1
                 release.set()
     assert sorted(results) == [b"1", b"2"]
@@ -910,8 +928,7 @@ async def test_cookies_assigned_to_the_client_are_sent_and_still_skip_extraction
 
 
 async def test_a_url_parsed_once_still_fails_at_the_first_request_when_invalid() -> None:
-    from jsonrpc_core._http_client import StreamableHTTPTransport
-    from jsonrpc_core._wire import Notification
+    from jsonrpc_core import Notification, StreamableHTTPTransport
 
     transport = StreamableHTTPTransport("http://host:port/mcp")  # not an error yet
     async with transport:
@@ -920,8 +937,7 @@ async def test_a_url_parsed_once_still_fails_at_the_first_request_when_invalid()
 
 
 async def test_a_url_parsed_once_is_the_one_each_request_goes_to() -> None:
-    from jsonrpc_core._http_client import StreamableHTTPTransport
-    from jsonrpc_core._wire import Notification
+    from jsonrpc_core import Notification, StreamableHTTPTransport
 
     record = Server("")
     accepted = b"HTTP/1.1 202 Accepted\r\nContent-Length: 0\r\n\r\n"

@@ -22,7 +22,7 @@ from test_http1_transport import LIMIT, ServerConn, keep_answering, ok, raw_serv
 from a2a_layer import A2AClient, A2AServer, ExecutionContext, TaskUpdater, text_of
 from a2a_layer.types import AgentCapabilities, AgentCard, AgentSkill, Task, TaskState
 from jsonrpc_core import running_server
-from jsonrpc_core._http1 import as_httpx_client
+from jsonrpc_core.http import as_httpx_client
 from mcp_layer import MCPServer, connect
 from mcp_layer.types import CallToolResult, TextContent
 

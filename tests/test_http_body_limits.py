@@ -8,6 +8,9 @@ OAuth discovery, the JWKS fetch and the token endpoint, some over a plain
 `httpx.AsyncClient`. Each call ends with the error naming the limit, the response is
 closed unread (the server's endless body stops early) and the process's peak memory
 grows by far less than the body would take. Both anyio backends.
+
+Tests the private unit `jsonrpc_core._http_body.describe_size` on purpose: the limit's
+wording in every error comes from it.
 """
 
 from __future__ import annotations
@@ -28,9 +31,7 @@ import pytest
 from test_http1_transport import LIMIT, ServerConn, raw_server
 
 import mcp_layer
-from a2a_layer import A2AClient
-from a2a_layer._push import PushDispatcher
-from a2a_layer._store import InMemoryTaskStore
+from a2a_layer import A2AClient, InMemoryTaskStore, PushDispatcher
 from a2a_layer.types import (
     AgentCapabilities,
     AgentCard,
@@ -38,11 +39,15 @@ from a2a_layer.types import (
     TaskPushNotificationConfig,
 )
 from jsonrpc_core import TransportError
-from jsonrpc_core._http1 import new_async_client
-from jsonrpc_core.http import HTTPCaller, ResponseTooLarge, read_response_body
-from mcp_layer.auth import IntrospectionVerifier, JWKSCache, discover
-from mcp_layer.auth._endpoints import request_token
-from mcp_layer.auth._models import AuthorizationServerMetadata, ClientInformation
+from jsonrpc_core.http import HTTPCaller, ResponseTooLarge, new_async_client, read_response_body
+from mcp_layer.auth import (
+    AuthorizationServerMetadata,
+    ClientInformation,
+    IntrospectionVerifier,
+    JWKSCache,
+    discover,
+    request_token,
+)
 
 if sys.version_info < (3, 11):
     from exceptiongroup import BaseExceptionGroup
@@ -288,17 +293,38 @@ async def test_an_error_body_past_the_cap_is_refused(name: str, kind: str) -> No
     assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
 
 
+def jwks_keys(url: str, http: httpx.AsyncClient) -> Awaitable[Any]:
+    return JWKSCache(url=url + "/jwks", http_client=http).get(None)
+
+
+def introspected(url: str, http: httpx.AsyncClient) -> Awaitable[Any]:
+    verifier = IntrospectionVerifier(
+        url + "/introspect", audience="urn:me", http_client=http, allow_http=True
+    )
+    return verifier.verify("a-token")
+
+
+Fetch = Callable[[str, httpx.AsyncClient], Awaitable[Any]]
+# (the client it fetches with: a plain httpx one or ours, the fetch)
+AUTH_FETCHES: dict[str, tuple[Callable[..., Any], Fetch]] = {
+    "jwks": (httpx.AsyncClient, jwks_keys),
+    "introspection": (new_async_client, introspected),
+}
+
+
 @pytest.mark.parametrize("kind", ["bomb", "length"])
-async def test_the_jwks_fetch_past_the_cap_fails_and_keeps_no_keys(
-    kind: str, caplog: pytest.LogCaptureFixture
+@pytest.mark.parametrize("fetch", ["jwks", "introspection"])
+async def test_an_auth_fetch_past_the_cap_fails_logs_why_and_grants_nothing(
+    fetch: str, kind: str, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """The JWKS fetch keeps no keys; token introspection refuses the token."""
     gzip_bomb()
+    client, fetched = AUTH_FETCHES[fetch]
     async with raw_server(Hostile(kind).handler) as server:
-        async with httpx.AsyncClient(timeout=LIMIT) as http:
-            cache = JWKSCache(url=server.url + "/jwks", http_client=http)
+        async with client(timeout=LIMIT) as http:
             with Peak() as peak, caplog.at_level(logging.WARNING, "mcp_layer.auth"):
                 with anyio.fail_after(LIMIT):
-                    assert await cache.get(None) is None
+                    assert await fetched(server.url, http) is None
     assert any(REFUSED in record.getMessage() for record in caplog.records), caplog.text
     assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
 
@@ -318,23 +344,6 @@ async def test_a_webhook_answer_is_not_read_past_a_small_cap(kind: str) -> None:
             with anyio.fail_after(LIMIT):
                 await hostile.finished.wait()
             assert hostile.sent < ENDLESS
-    assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
-
-
-@pytest.mark.parametrize("kind", ["bomb", "length"])
-async def test_token_introspection_past_the_cap_refuses_the_token(
-    kind: str, caplog: pytest.LogCaptureFixture
-) -> None:
-    gzip_bomb()
-    async with raw_server(Hostile(kind).handler) as server:
-        async with new_async_client(timeout=LIMIT) as http:
-            verifier = IntrospectionVerifier(
-                server.url + "/introspect", audience="urn:me", http_client=http, allow_http=True
-            )
-            with Peak() as peak, caplog.at_level(logging.WARNING, "mcp_layer.auth"):
-                with anyio.fail_after(LIMIT):
-                    assert await verifier.verify("a-token") is None
-    assert any(REFUSED in record.getMessage() for record in caplog.records), caplog.text
     assert peak.growth < PEAK_BOUND, f"peak RSS grew by {peak.growth / MiB:.0f} MiB"
 
 

@@ -27,7 +27,7 @@ from jsonrpc_core import (
     TransportError,
     WireTap,
 )
-from jsonrpc_core._http_caller import HTTPCaller
+from jsonrpc_core.http import HTTPCaller
 
 pytestmark = pytest.mark.anyio
 

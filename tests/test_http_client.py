@@ -16,11 +16,12 @@ from typing import Any
 import anyio
 import httpx
 import pytest
-from _http_fixtures import BASE, SESSION, TIMEOUT, HTTPTestServer, client_for, wait_until
+from _http_fixtures import BASE, SESSION, TIMEOUT, HTTPTestServer, client_for, count_to, wait_until
 
 from jsonrpc_core import (
     BearerAuth,
     ConnectionClosed,
+    ErrorResponse,
     HTTPError,
     HTTPSSETransport,
     HTTPStatusError,
@@ -33,8 +34,8 @@ from jsonrpc_core import (
     SessionExpired,
     StreamableHTTPTransport,
     TransportError,
+    encode,
 )
-from jsonrpc_core._http_common import json_rpc_error_body
 
 pytestmark = pytest.mark.anyio
 
@@ -71,13 +72,6 @@ class Server(HTTPTestServer):
         async def ask(params: Any, ctx: Any) -> Any:
             return {"answer": await ctx.peer.request("client/answer", params, timeout=TIMEOUT)}
 
-        async def count(params: Any, ctx: Any) -> AsyncIterator[Any]:
-            async def results() -> AsyncGenerator[Any, None]:
-                for n in range(params["to"]):
-                    yield {"n": n + 1}
-
-            return results()
-
         async def forever(params: Any, ctx: Any) -> AsyncIterator[Any]:
             async def results() -> AsyncGenerator[Any, None]:
                 n = 0
@@ -85,7 +79,7 @@ class Server(HTTPTestServer):
                     while True:
                         n += 1
                         yield {"n": n}
-                        await anyio.sleep(0.01)
+                        await anyio.sleep(0.01)  # paced on purpose: endless, not a flood
                 finally:
                     server.stream_finished.append(ctx.request_id)
 
@@ -106,7 +100,7 @@ class Server(HTTPTestServer):
             ctx.peer.cancel_incoming(params["requestId"])
 
         registry.on("ask", ask)
-        registry.on("count", count)
+        registry.on("count", count_to)
         registry.on("forever", forever)
         registry.on("count_closing", count_closing)
         registry.on(NotificationType("$/cancel_request"), cancel)
@@ -301,7 +295,7 @@ def refusing_validate(info: Any, payload: Any, session: Any) -> None:
     if method == "forbidden":
         raise HTTPError(403, "Forbidden by policy")
     if method == "explained":
-        body = json_rpc_error_body(InvalidParams("bad version header"), payload.id)
+        body = encode(ErrorResponse(payload.id, InvalidParams("bad version header")))
         raise HTTPError(400, "Bad Request", body=body)
     if method == "plain":
         raise HTTPError(418, "teapot", body=b"I'm a teapot")

@@ -12,14 +12,10 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
-from _http_fixtures import ASGIPost
+from _http_fixtures import ASGIPost, peer_app
 
 from jsonrpc_core import (
-    HTTPServerOptions,
-    JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
-    Peer,
     RequestContext,
     RequestType,
 )
@@ -120,10 +116,7 @@ async def test_a_request_dropped_mid_answer_ends_and_leaves_no_task_after_the_ap
         finally:
             handler_ended.set()
 
-    async def serve(stream: MessageStream) -> None:
-        await Peer(stream, registry).run()
-
-    app = JsonRpcHTTPApp(serve, HTTPServerOptions(path="/mcp", sessions=None))
+    app = peer_app(registry, path="/mcp", sessions=None)
     post = ASGIPost(b'{"jsonrpc":"2.0","id":1,"method":"slow"}', path="/mcp", disconnect=True)
     before = running_task_ids()
     with anyio.fail_after(TIMEOUT):

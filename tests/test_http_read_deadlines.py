@@ -5,6 +5,9 @@ runs on asyncio and trio alike), with the deadlines set short (1 s): N connectio
 sending one header byte (or one body byte) every 0.2 s are all closed by the server
 well within a generous bound, a slow body is answered 408, and the server still
 answers a normal request afterwards. Both uvicorn HTTP protocols are covered.
+
+Reads the private `jsonrpc_core._http_deadlines` limits and `_http_serve._config` on
+purpose: the uvicorn settings they make are under test.
 """
 
 from __future__ import annotations

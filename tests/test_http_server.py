@@ -461,7 +461,7 @@ async def test_session_with_open_standalone_stream_is_not_idle() -> None:
         session = await open_session(client)
         async with sse(client, "GET", headers=get_headers(session)) as stream:
             await wait_until(lambda: server.app.sessions.get(session).standalone.attached)  # type: ignore[union-attr]
-            # several reaper intervals pass; the session must stay
+            # Time is under test: several reaper intervals pass; the session must stay.
             for _ in range(20):
                 await anyio.sleep(0.05)
                 assert len(server.app.sessions) == 1

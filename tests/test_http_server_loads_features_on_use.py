@@ -8,6 +8,9 @@ replication over a shared store (``a2a_layer._shared``, ``_fanout``); each loads
 as it is needed and then works as before. The MCP server also answers ``tools/list``
 without building `ListToolsResult`. The import checks run in a fresh interpreter, so
 what this process imported does not count.
+
+Tests the private units `a2a_layer._runtime.TaskRuntime` and `_fanout.Replication` on
+purpose: replication must still load for a shared store.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from typing import Any
 
 import pytest
 
-from a2a_layer import InMemoryTaskStore, MessageRecord
+from a2a_layer import InMemoryTaskStore, MessageRecord, SharedTaskStore
 from a2a_layer._runtime import TaskRuntime
 from mcp_layer import InMemorySubscriptionBus, MCPServer
 
@@ -59,7 +62,7 @@ async def drive(app, path, posts, headers):
         async def receive():
             if pending:
                 return pending.pop(0)
-            await asyncio.sleep(3600)
+            await asyncio.Event().wait()  # no more body; the client stays
 
         async def send(message):
             sent.append(message)
@@ -241,7 +244,6 @@ async def test_a_change_reaches_a_subscriber_of_the_default_bus() -> None:
 
 async def test_a_shared_store_still_gets_replication() -> None:
     from a2a_layer._fanout import Replication
-    from a2a_layer._shared import SharedTaskStore
 
     class Shared(SharedTaskStore, InMemoryTaskStore):
         async def load_task(self, task_id: str, *, tenant: str = "") -> Any:

@@ -13,16 +13,16 @@
   results and errors as a TypeAdapter's, also for a model completed later.
 * uvicorn (`running_server`) keeps idle connections longer than client pools do, and
   takes further uvicorn options.
+
+Reads the private `jsonrpc_core._http_serve.KEEP_ALIVE_TIMEOUT` and `_config` on purpose:
+the uvicorn keep-alive they set is under test.
 """
 
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import types
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import anyio
@@ -31,6 +31,7 @@ import anyio.lowlevel
 import httpx
 import pydantic
 import pytest
+from _garbage import cyclic_garbage
 from _http_fixtures import HTTPTestServer, client_for, wait_until
 from test_http_server import open_session, post, request
 
@@ -42,9 +43,9 @@ from jsonrpc_core import (
     Notification,
     NotificationType,
     RequestType,
+    format_validation_error,
     running_server,
 )
-from jsonrpc_core._methods import format_validation_error
 from jsonrpc_core.http import SharedEventStore
 
 pytestmark = pytest.mark.anyio
@@ -56,7 +57,7 @@ async def test_a_session_is_not_reaped_while_an_async_validate_runs() -> None:
     async def validate(info: Any, payload: Any, session: Any) -> None:
         if session is None or getattr(payload, "method", None) != "whoami":
             return
-        # Outlast the idle timeout and several reaper rounds (interval: 50 ms).
+        # Time is under test: outlast the idle timeout and several reaper rounds (50 ms).
         await anyio.sleep(IDLE * 6)
 
     server = HTTPTestServer(validate=validate, idle_timeout=IDLE)
@@ -114,7 +115,7 @@ async def test_a_shared_store_forgets_a_deleted_session_once() -> None:
         assert response.status_code == 200
         assert store.forgotten == [session]
         # the session's own task ends after the response: it must not forget again
-        await anyio.sleep(IDLE)
+        await anyio.wait_all_tasks_blocked()
     assert store.forgotten == [session]
 
 
@@ -166,21 +167,6 @@ class DeferredServer(HTTPTestServer):
 
         registry.on("later", later)
         return registry
-
-
-@contextmanager
-def cyclic_garbage() -> Iterator[list[Any]]:
-    """Everything the cycle collector would free, made during the block."""
-    gc.collect()
-    found: list[Any] = []
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        yield found
-        gc.collect()
-        found.extend(gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
 
 
 def server_side(garbage: list[Any]) -> list[str]:
@@ -272,9 +258,16 @@ async def test_ndjson_sends_keep_their_order_and_survive_a_cancelled_waiter() ->
     assert [json.loads(line)["params"] for line in sink.written] == [[0], [2], [3]]
 
 
-async def test_a_turn_handed_to_a_cancelled_waiter_passes_on(anyio_backend: str) -> None:
-    if anyio_backend != "asyncio":
-        pytest.skip("needs a task cancelled after its wake-up (asyncio's Task.cancel)")
+# asyncio only: the waiter is cancelled between its wake-up (or the release) and its next
+# run, which needs asyncio's Task.cancel; anyio's cancel scopes cannot place it there.
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+@pytest.mark.parametrize("released_first", [True, False], ids=["woken", "not-yet-woken"])
+async def test_a_turn_freed_around_a_waiters_cancellation_goes_to_the_next(
+    released_first: bool,
+) -> None:
+    """The lock released just before a waiter's cancellation (handed to it) or just after
+    (before it runs again): either way the next waiter gets the turn (it used to be handed
+    to the cancelled one and stay taken)."""
     turns = NdjsonStream(NeverReceive(), GatedSend())._turns  # the writer's turns
     turns.acquire_nowait()
     order: list[str] = []
@@ -288,38 +281,17 @@ async def test_a_turn_handed_to_a_cancelled_waiter_passes_on(anyio_backend: str)
     second = asyncio.create_task(wait_turn("b"))
     await asyncio.sleep(0)
     assert turns.locked()
-    turns.release()  # handed to "a" ...
-    first.cancel()  # ... which is cancelled before it runs: "b" gets the turn
-    await asyncio.wait([first, second], timeout=10)
-    assert second.done()
-    assert first.cancelled()
-    assert order == ["b"]
-    assert not turns.locked()
-
-
-async def test_a_turn_released_after_a_waiter_is_cancelled_skips_it(anyio_backend: str) -> None:
-    """Released between a waiter's cancellation and its next run: the next waiter gets
-    the lock (it used to be handed to the cancelled one and stay taken)."""
-    if anyio_backend != "asyncio":
-        pytest.skip("needs a task cancelled before it runs again (asyncio's Task.cancel)")
-    turns = NdjsonStream(NeverReceive(), GatedSend())._turns  # the writer's turns
-    turns.acquire_nowait()
-    order: list[str] = []
-
-    async def wait_turn(name: str) -> None:
-        await turns.acquire()
-        order.append(name)
-        turns.release()
-
-    first = asyncio.create_task(wait_turn("a"))
-    second = asyncio.create_task(wait_turn("b"))
-    await asyncio.sleep(0)
-    first.cancel()  # "a" is cancelled ...
-    turns.release()  # ... and the lock released before "a" runs again
+    if released_first:
+        turns.release()  # handed to "a" ...
+        first.cancel()  # ... which is cancelled before it runs
+    else:
+        first.cancel()  # "a" is cancelled ...
+        turns.release()  # ... and the lock released before "a" runs again
     await asyncio.wait([first, second], timeout=10)
     assert first.cancelled()
     assert second.done() and second.exception() is None
     assert order == ["b"]
+    assert not turns.locked()
     assert not turns.locked()
 
 
@@ -380,7 +352,8 @@ def test_a_deferred_model_is_built_at_first_use_and_its_own_validator_kept() -> 
 async def test_a_get_for_a_session_reaped_during_validate_is_not_found() -> None:
     async def validate(info: Any, payload: Any, session: Any) -> None:
         if payload is None and session is not None:
-            await anyio.sleep(IDLE * 6)  # the reaper takes the idle session meanwhile
+            # the idle session (this GET is not in flight yet) is reaped meanwhile
+            await wait_until(lambda: server.app.sessions.get(session.id) is None)
 
     server = HTTPTestServer(validate=validate, idle_timeout=IDLE)
     async with client_for(server) as client:

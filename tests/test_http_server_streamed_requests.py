@@ -13,14 +13,12 @@ from typing import Any, Literal
 import anyio
 import httpx
 import pytest
+from _http_fixtures import peer_app
 
 from jsonrpc_core import (
-    HTTPServerOptions,
     InvalidParams,
     JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
-    Peer,
     RequestContext,
 )
 from jsonrpc_core.http import HTTPRequestInfo
@@ -43,7 +41,7 @@ def app(**options: Any) -> JsonRpcHTTPApp:
                 while True:
                     yield n
                     n += 1
-                    await anyio.sleep(0.01)
+                    await anyio.sleep(0.01)  # paced on purpose: endless, not a flood
             finally:
                 STOPPED.append("forever")
                 for event in STOPPED_EVENT:
@@ -82,20 +80,15 @@ def app(**options: Any) -> JsonRpcHTTPApp:
     registry.on("counts", counts)
     registry.on("plain", lambda params, ctx: "ok")
 
-    async def serve(stream: MessageStream) -> None:
-        await Peer(stream, registry).run()
-
-    return JsonRpcHTTPApp(
-        serve,
-        HTTPServerOptions(
-            path="/",
-            sessions=None,
-            event_name=None,
-            streaming_methods=frozenset(
-                {"fails_first", "fails_on_first_next", "one", "counts", "forever"}
-            ),
-            **options,
+    return peer_app(
+        registry,
+        path="/",
+        sessions=None,
+        event_name=None,
+        streaming_methods=frozenset(
+            {"fails_first", "fails_on_first_next", "one", "counts", "forever"}
         ),
+        **options,
     )
 
 

@@ -5,6 +5,9 @@ event queued when it looks at its queue, and sends them before it waits again: e
 arrive whole and in order, a slow reader still gets all of them, and no event waits for
 a later one. A JSON answer that is ready within a few event-loop turns is written
 without watching the client for a disconnect.
+
+Reads the private `jsonrpc_core._http_server._COALESCE_EVENTS` on purpose: the bound on
+events per body message is under test.
 """
 
 from __future__ import annotations
@@ -16,14 +19,11 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
-from _http_fixtures import ASGIPost
+from _http_fixtures import ASGIPost, peer_app
 
 from jsonrpc_core import (
-    HTTPServerOptions,
     JsonRpcHTTPApp,
-    MessageStream,
     MethodRegistry,
-    Peer,
     RequestContext,
     RequestType,
 )
@@ -39,16 +39,11 @@ HANDOFF = RequestType[Any, Any]("handoff")
 
 
 def make_app(registry: MethodRegistry, *, json_response: bool = False) -> JsonRpcHTTPApp:
-    async def serve(stream: MessageStream) -> None:
-        await Peer(stream, registry).run()
-
-    return JsonRpcHTTPApp(
-        serve,
-        HTTPServerOptions(
-            path="/rpc",
-            json_response=json_response,
-            streaming_methods=frozenset({"burst", "pause"}),
-        ),
+    return peer_app(
+        registry,
+        path="/rpc",
+        json_response=json_response,
+        streaming_methods=frozenset({"burst", "pause"}),
     )
 
 
@@ -96,7 +91,7 @@ async def test_a_slow_reader_still_gets_every_event_in_order() -> None:
     post = json_post({"jsonrpc": "2.0", "id": 2, "method": "burst"})
 
     async def slow(message: dict[str, Any]) -> None:
-        await anyio.sleep(0.001)
+        await anyio.sleep(0.001)  # paced on purpose: the slow reader is under test
 
     post.on_send = slow
     async with app.running():

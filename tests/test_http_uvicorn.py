@@ -17,6 +17,7 @@ import anyio
 import httpx
 import pytest
 from _connect import HTTP_TRANSPORTS, http_app
+from _http_fixtures import wait_until
 
 from jsonrpc_core import (
     BearerAuth,
@@ -68,13 +69,6 @@ async def client_peer(kind: str, base: str, answers: list[str]) -> AsyncIterator
 
 def active_requests(app: JsonRpcHTTPApp) -> int:
     return sum(session.active_requests for session in app.sessions.all())
-
-
-async def wait_until(predicate: Any, *, timeout: float = 5, interval: float = 0.01) -> None:
-    """Poll ``predicate`` until it holds (short sleeps, bounded by ``timeout``)."""
-    with anyio.fail_after(timeout):
-        while not predicate():  # noqa: ASYNC110 - polling state the app does not signal
-            await anyio.sleep(interval)
 
 
 async def disconnect_mid_stream(kind: str, base: str, app: JsonRpcHTTPApp) -> None:

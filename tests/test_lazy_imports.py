@@ -4,6 +4,9 @@ Every exported name still resolves (``from package import X`` for each X in
 ``__all__``), but a stdio server or client does not import the HTTP server, httpx,
 uvicorn, the trace renderers, the event stores or the other side of the protocol.
 Each check runs in a fresh interpreter, so what this process imported does not count.
+
+Imports from the private defining modules (`jsonrpc_core._peer`, `mcp_layer._server`) on
+purpose: a lazy name must resolve to the very object defined there.
 """
 
 from __future__ import annotations

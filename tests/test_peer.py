@@ -174,7 +174,7 @@ async def test_too_many_queued_requests_are_refused_at_once() -> None:
 
 async def test_cancelled_request_without_answer_when_protocol_says_so() -> None:
     registry = MethodRegistry()
-    registry.on("sleep", lambda p, ctx: anyio.sleep(60))
+    registry.on("sleep", lambda p, ctx: anyio.sleep_forever())
     registry.on("echo", lambda p, ctx: ctx.raw_params)
 
     def cancel(params: Any, ctx: RequestContext) -> None:
@@ -290,7 +290,7 @@ async def test_fallbacks_and_request_filter() -> None:
 
 async def test_timeouts_and_default_timeout() -> None:
     registry = MethodRegistry()
-    registry.on("sleep", lambda p, ctx: anyio.sleep(60))
+    registry.on("sleep", lambda p, ctx: anyio.sleep_forever())
     a, b = memory_pair()
     async with Peer(b, registry), Peer(a, request_timeout=0.05) as client:
         with pytest.raises(RequestTimeout, match="sleep"):
@@ -301,7 +301,7 @@ async def test_timeouts_and_default_timeout() -> None:
 
 async def test_closing_fails_pending_and_later_calls() -> None:
     registry = MethodRegistry()
-    registry.on("sleep", lambda p, ctx: anyio.sleep(60))
+    registry.on("sleep", lambda p, ctx: anyio.sleep_forever())
     async with pair(registry) as (client, _):
         errors: list[BaseException] = []
 
@@ -382,7 +382,7 @@ async def test_outgoing_params_must_be_structured() -> None:
 async def test_cancel_hook_message_is_sent_when_a_call_is_abandoned() -> None:
     registry = MethodRegistry()
     cancelled: list[Any] = []
-    registry.on("sleep", lambda p, ctx: anyio.sleep(60))
+    registry.on("sleep", lambda p, ctx: anyio.sleep_forever())
     registry.on(NotificationType("cancelled"), lambda p, ctx: cancelled.append(p["id"]))
     registry.on("echo", lambda p, ctx: ctx.raw_params)
     a, b = memory_pair()

@@ -6,6 +6,9 @@ A crash here (``TypeError``, ``KeyError``, ``RecursionError``, ``OverflowError``
 request that would reach a server as -32603 instead of -32602, or worse. Sizes are kept
 small for CI; ``RPCWEAVE_SOAK=1`` runs ten times more examples with 10 MB strings. The
 number of inputs checked is printed at the end of the module (``pytest -s``).
+
+Reads the layers' private method tables (`a2a_layer._methods`, `_compat03`,
+`mcp_layer._methods`) on purpose: every params model of every method is fuzzed.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ strings; 10 MB under ``RPCWEAVE_SOAK=1``), sent to
 Each must answer every request exactly once with a well-formed response (never 5xx),
 stay up and answer a ping afterwards, and its resident memory must come back near where
 it was before the run (VmRSS from /proc, a generous bound). Randomness is seeded.
+
+Reads the layers' private method tables (`acp_layer._methods`, `mcp_layer._methods`,
+`a2a_layer._methods`) on purpose: every method of every layer is sent.
 """
 
 from __future__ import annotations

@@ -65,7 +65,7 @@ async def wait_for_file(path: Path) -> str:
     apath = anyio.Path(path)
     with anyio.fail_after(30):
         while not await apath.exists():  # noqa: ASYNC110 - written by another process
-            await anyio.sleep(0.02)
+            await anyio.sleep(0.02)  # a bounded poll: the file is the only signal
     return await apath.read_text()
 
 
@@ -105,7 +105,7 @@ async def test_cancel_on_one_replica_stops_the_agent_on_another(
         assert isinstance(held, Task)
         with anyio.fail_after(30):
             while (await c.get_task(held.id)).status.state is not TaskState.WORKING:  # noqa: ASYNC110
-                await anyio.sleep(0.02)
+                await anyio.sleep(0.02)  # a bounded poll of another replica's process
         canceled = await b.cancel_task(held.id)
         assert canceled.status.state is TaskState.CANCELED
         assert await wait_for_file(mark) == "r0"  # the agent on r0 was stopped

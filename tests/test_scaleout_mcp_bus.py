@@ -12,8 +12,7 @@ import anyio
 import pytest
 
 from jsonrpc_core import Notification, Request, Response, memory_pair
-from mcp_layer import MCPServer, PostgresSubscriptionBus
-from mcp_layer._subscriptions import ChangeEvent
+from mcp_layer import ChangeEvent, MCPServer, PostgresSubscriptionBus
 from mcp_layer.types import (
     CLIENT_CAPABILITIES_META_KEY,
     MODERN_PROTOCOL_VERSIONS,

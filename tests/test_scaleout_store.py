@@ -1,6 +1,11 @@
 """`PostgresTaskStore`: the `TaskStore` contract (the same tests as the in-memory and
 SQLite stores), versioned migrations, compare-and-set changes, message id claims and
-change notifications between two store instances (as two replicas would have)."""
+change notifications between two store instances (as two replicas would have).
+
+Uses the private `a2a_layer._postgres.MIGRATIONS`, `_shared.StaleTask`, `_state` builders
+and `jsonrpc_core._pg.open_pool` on purpose: the store's migrations and compare-and-set
+contract are under test.
+"""
 
 from __future__ import annotations
 
@@ -27,7 +32,8 @@ from test_a2a_store import (  # noqa: F401
     user,
 )
 
-from a2a_layer._postgres import MIGRATIONS, PostgresTaskStore
+from a2a_layer import PostgresTaskStore
+from a2a_layer._postgres import MIGRATIONS
 from a2a_layer._shared import StaleTask
 from a2a_layer._state import apply_status, new_task, utc_now
 from a2a_layer.types import (
@@ -36,7 +42,8 @@ from a2a_layer.types import (
     TaskStatus,
     TaskStatusUpdateEvent,
 )
-from jsonrpc_core._pg import Migration, SchemaTooNew, migrate, open_pool
+from jsonrpc_core._pg import open_pool
+from jsonrpc_core.postgres import Migration, SchemaTooNew, migrate
 
 pytestmark = pytest.mark.anyio
 

@@ -15,6 +15,10 @@ A webhook URL is chosen by a remote caller and then contacted by the server, so:
 No traffic leaves 127.0.0.0/8: "public" names and addresses come from a patched
 resolver, and the connections the pool makes are captured in process and redirected
 to a loopback receiver.
+
+Patches the private connect and resolve units of `jsonrpc_core._http1_*` on purpose (so no
+traffic leaves 127.0.0.0/8), and tests `a2a_layer._push.check_webhook_url` and the CLI's
+`build_server` on purpose.
 """
 
 from __future__ import annotations

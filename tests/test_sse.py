@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from jsonrpc_core._sse import (
+from jsonrpc_core.http import (
     SSEDecoder,
     SSEError,
     SSEEvent,

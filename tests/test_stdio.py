@@ -100,9 +100,8 @@ async def test_shutdown_terminates_a_server_that_ignores_stdin_close(tmp_path: P
     command = script(
         tmp_path,
         """
-        import time
-        while True:
-            time.sleep(1)
+        import threading
+        threading.Event().wait()  # never returns: stdin's end is ignored
         """,
     )
     with anyio.fail_after(20):

@@ -13,6 +13,8 @@ import anyio.lowlevel
 import pytest
 
 from jsonrpc_core import (
+    FdReceiveStream,
+    FdSendStream,
     MethodRegistry,
     NdjsonStream,
     Notification,
@@ -21,7 +23,6 @@ from jsonrpc_core import (
     Request,
     _bytestream,
 )
-from jsonrpc_core._stdio import FdReceiveStream, FdSendStream
 
 pytestmark = pytest.mark.anyio
 

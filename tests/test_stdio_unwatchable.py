@@ -19,8 +19,7 @@ import anyio
 import pytest
 from _connect import ECHO_SERVER
 
-from jsonrpc_core import MethodRegistry, NdjsonStream, Peer
-from jsonrpc_core._stdio import FdReceiveStream, FdSendStream
+from jsonrpc_core import FdReceiveStream, FdSendStream, MethodRegistry, NdjsonStream, Peer
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
 ACP_AGENT = EXAMPLES / "acp" / "demo_agent.py"

@@ -12,7 +12,7 @@ from typing import Any
 import anyio
 import anyio.lowlevel
 import pytest
-from _http_fixtures import BASE, HTTPTestServer, client_for
+from _http_fixtures import BASE, HTTPTestServer, client_for, count_to
 from _otel import Recorded, child_of, otel
 from opentelemetry.context import Context
 from opentelemetry.trace import SpanKind, StatusCode
@@ -124,13 +124,6 @@ class StreamingServer(HTTPTestServer):
         registry = super().registry()
         server = self
 
-        async def count(params: Any, ctx: Any) -> AsyncIterator[Any]:
-            async def results() -> AsyncGenerator[Any, None]:
-                for n in range(params["to"]):
-                    yield {"n": n + 1}
-
-            return results()
-
         async def endless(params: Any, ctx: Any) -> AsyncIterator[Any]:
             async def results() -> AsyncGenerator[Any, None]:
                 try:
@@ -152,7 +145,7 @@ class StreamingServer(HTTPTestServer):
         def cancel(params: Any, ctx: Any) -> None:
             ctx.peer.cancel_incoming(params["requestId"])
 
-        registry.on("count", count)
+        registry.on("count", count_to)
         registry.on("endless", endless)
         registry.on("fails", fails)
         registry.on(NotificationType("$/cancel_request"), cancel)

@@ -29,7 +29,7 @@ NAME = sys.argv[2] if len(sys.argv) > 2 else "replica"
 async def _wait_for(path: anyio.Path, limit: float = 60.0) -> None:
     with anyio.fail_after(limit):
         while not await path.exists():  # noqa: ASYNC110 - a file from another process
-            await anyio.sleep(0.01)
+            await anyio.sleep(0.01)  # a bounded poll: the file is the only signal
 
 
 async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
@@ -55,6 +55,7 @@ async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
     elif command == "once":
         async with await anyio.open_file(words[1], "a") as log:
             await log.write(NAME + "\n")
+        # Paced on purpose: the run lasts, so duplicates sent meanwhile meet it running.
         await anyio.sleep(0.3)
         await updater.complete(f"ran on {NAME}")
     elif command == "hold":

@@ -30,7 +30,7 @@ async def gated(count: int, gate: str, ctx: Context) -> str:
         if index == count // 2:
             with anyio.fail_after(60):
                 while not await path.exists():  # noqa: ASYNC110 - a file of another process
-                    await anyio.sleep(0.01)
+                    await anyio.sleep(0.01)  # a bounded poll: the file is the only signal
         await ctx.info(f"step {index}")
     return f"done on {NAME}"
 
