@@ -27,7 +27,8 @@ Each file is looked for, in this order:
 When a file is found nowhere the test is skipped with a reason starting with `MISSING`,
 and tests/conftest.py prints one line at the end of the run with the number of such tests
 and the files they lacked. Under CI (``CI`` set to ``true``/``1``) the test fails instead:
-CI must check everything.
+CI must check everything (tests/_required.py decides, for every test needing something
+from outside the repository).
 """
 
 from __future__ import annotations
@@ -38,6 +39,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from _required import in_ci as in_ci  # re-exported: tests/conftest.py asks _specs
+from _required import missing
 
 REPO = Path(__file__).resolve().parents[1]
 ENV = "RPCWEAVE_SPECS"
@@ -55,11 +58,6 @@ PACKAGED: dict[str, tuple[str, Path]] = {
 }
 """Spec files a registry package ships: name -> (package, where ``make specs`` puts it).
 The package's revision may differ from the folder's: a test opts in with ``packaged=True``."""
-
-
-def in_ci() -> bool:
-    """True when the run is CI's (``CI=true``), where missing spec material is a failure."""
-    return os.environ.get("CI", "").strip().lower() in ("1", "true", "yes")
 
 
 def folder() -> tuple[str, Path]:
@@ -131,14 +129,11 @@ def need(*names: str, packaged: bool = False) -> Path:
 
     ``packaged``: a registry package's copy (another revision, maybe) will do."""
     found = [find(name, packaged=packaged) for name in names]
-    missing = [name for name, path in zip(names, found, strict=True) if path is None]
-    if missing:
+    absent = [name for name, path in zip(names, found, strict=True) if path is None]
+    if absent:
         with _asked_lock:
-            _asked.update(missing)
-        reason = missing_reason(missing, packaged=packaged)
-        if in_ci():
-            pytest.fail(f"{reason} [CI requires the spec material]", pytrace=False)
-        pytest.skip(reason)
+            _asked.update(absent)
+        missing(missing_reason(absent, packaged=packaged), ci_note="CI requires the spec material")
     path = found[0]
     assert path is not None
     return path

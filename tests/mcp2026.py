@@ -9,16 +9,21 @@ and every JSON-RPC message of the answer (one for JSON, several for SSE).
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import anyio
 import httpx
+from mcp_schema import SchemaCheckingASGI, WireChecker
 
 from jsonrpc_core.http import SSEDecoder
 from jsonrpc_core.testing import StreamingASGITransport
 from mcp_layer._headers import request_headers
+
+if TYPE_CHECKING:
+    from mcp_layer import MCPServer
 
 VERSION = "2026-07-28"
 BASE = "http://127.0.0.1"
@@ -150,3 +155,20 @@ async def asgi_client(app: Any) -> AsyncIterator[httpx.AsyncClient]:
     """An httpx client on ``app`` in this process (SSE streams as they come)."""
     async with httpx.AsyncClient(transport=StreamingASGITransport(app), base_url=BASE) as http:
         yield http
+
+
+def server_wire() -> Iterator[WireChecker]:
+    """A checker of what our server sends at 2026-07-28, asserted clean once the test is
+    done (the ``wire`` fixture of the server-side tests: ``yield from server_wire()``)."""
+    checker = WireChecker(ours={"server"}, revision=VERSION)
+    yield checker
+    checker.assert_clean()
+
+
+@asynccontextmanager
+async def modern_http(server: MCPServer, wire: WireChecker) -> AsyncIterator[ModernHTTP]:
+    """`ModernHTTP` to ``server``'s ASGI app in process, every message checked by ``wire``,
+    the whole block within 20 s."""
+    async with asgi_client(SchemaCheckingASGI(server.asgi_app(), wire)) as http:
+        with anyio.fail_after(20):
+            yield ModernHTTP(http)

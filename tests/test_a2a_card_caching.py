@@ -1,7 +1,11 @@
 """The agent card's caching headers: ``Last-Modified`` (stable for a given card) beside
 ``ETag`` and ``Cache-Control``, conditional requests (``If-None-Match`` first, then
 ``If-Modified-Since``) answered 304, and ``HEAD`` answered with the same headers and no
-body on both well-known paths, in process and over a real socket (uvicorn)."""
+body on both well-known paths, in process and over a real socket (uvicorn).
+
+Tests the private unit `a2a_layer._card.modified_since` on purpose: its whole-second and
+missing-zone rules, which no single HTTP exchange pins down.
+"""
 
 from __future__ import annotations
 

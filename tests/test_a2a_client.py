@@ -1,11 +1,17 @@
 """`A2AClient` against rpcweave's server in process: card resolution and interface
 choice, both bindings, 0.3, streams that resume after a dropped connection, polling,
-push config CRUD, the extended card and pluggable auth."""
+push config CRUD, the extended card and pluggable auth.
+
+Tests the private unit `a2a_layer._client.choose_interface` on purpose (the binding choice
+for every card shape); `a2a_layer._compat03.card_to_v03` builds the 0.3 card a legacy
+server serves.
+"""
 
 from __future__ import annotations
 
 import json
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 from typing import Any
 
 import anyio
@@ -15,13 +21,14 @@ from a2a_fixtures.harness import BASE, in_process, make_card
 from a2a_layer import (
     A2AClient,
     A2AServer,
+    BearerToken,
     ExecutionContext,
     NoSupportedInterface,
     TaskNotFound,
     TaskUpdater,
 )
-from a2a_layer._client import BearerToken, choose_interface
-from a2a_layer.types import AgentInterface, StreamResponse, Task, TaskState
+from a2a_layer._client import choose_interface
+from a2a_layer.types import AgentCard, AgentInterface, Message, StreamResponse, Task, TaskState
 from jsonrpc_core import BearerAuth, MethodNotFound, TransportError
 
 pytestmark = pytest.mark.anyio
@@ -63,6 +70,57 @@ def serve(**options: Any) -> tuple[A2AServer, Agent]:
     return A2AServer(card, agent, extended_card=card, **options), agent
 
 
+@dataclass
+class Operations:
+    """What `every_operation` got from `Agent`."""
+
+    task: Task
+    events: list[StreamResponse]
+    asked: Task
+    answered: Task | Message
+    got: Task
+    canceled: Task
+    extended: AgentCard
+
+
+async def every_operation(client: A2AClient) -> Operations:
+    """SendMessage (a task, a question and its answer), a stream, GetTask, CancelTask,
+    the push config calls and the extended card, against `Agent` (see `check_operations`)."""
+    task = await client.send("build")
+    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
+    events = [e async for e in client.stream("stream")]
+    asked = await client.send("ask")
+    assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
+    answered = await client.send("blue", task_id=asked.id)
+    got = await client.get_task(asked.id, history_length=2)
+    pending = await client.send("forever", return_immediately=True)
+    assert isinstance(pending, Task)
+    canceled = await client.cancel_task(pending.id)
+    config = await client.create_push_config(asked.id, "http://127.0.0.1:9/hook", token="tok")
+    assert config.id and config.task_id == asked.id
+    assert await client.get_push_config(asked.id, config.id) == config
+    assert await client.list_push_configs(asked.id) == [config]
+    await client.delete_push_config(asked.id, config.id)
+    assert await client.list_push_configs(asked.id) == []
+    extended = await client.get_extended_card()
+    return Operations(task, events, asked, answered, got, canceled, extended)
+
+
+def check_operations(done: Operations) -> None:
+    """What `every_operation` must have got."""
+    assert [next(iter(e.model_dump(exclude_none=True))) for e in done.events] == [
+        "task",
+        "statusUpdate",
+        "artifactUpdate",
+        "statusUpdate",
+    ]
+    answered, got = done.answered, done.got
+    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
+    assert got.id == done.asked.id and got.history is not None and len(got.history) == 2
+    assert done.canceled.status.state is TaskState.CANCELED
+    assert done.extended.name == "test agent"
+
+
 @pytest.mark.parametrize(("binding", "version"), BINDINGS)
 async def test_operations_over_each_interface(binding: str, version: str) -> None:
     server, _ = serve()
@@ -74,43 +132,16 @@ async def test_operations_over_each_interface(binding: str, version: str) -> Non
                 binding,
                 version,
             )
-            task = await client.send("build")
-            assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
-            events = [e async for e in client.stream("stream")]
-            asked = await client.send("ask")
-            assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
-            answered = await client.send("blue", task_id=asked.id)
-            got = await client.get_task(asked.id, history_length=2)
+            done = await every_operation(client)
             with pytest.raises(TaskNotFound):
                 await client.get_task("missing")
-            pending = await client.send("forever", return_immediately=True)
-            assert isinstance(pending, Task)
-            canceled = await client.cancel_task(pending.id)
-            config = await client.create_push_config(
-                asked.id, "http://127.0.0.1:9/hook", token="tok"
-            )
-            assert config.id and config.task_id == asked.id
-            assert await client.get_push_config(asked.id, config.id) == config
-            assert await client.list_push_configs(asked.id) == [config]
-            await client.delete_push_config(asked.id, config.id)
-            assert await client.list_push_configs(asked.id) == []
-            extended = await client.get_extended_card()
             if version == "1.0":
                 listed = await client.list_tasks(page_size=2)
                 assert len(listed.tasks) == 2 and listed.next_page_token
             else:
                 with pytest.raises(MethodNotFound):
                     await client.list_tasks()
-    assert [next(iter(e.model_dump(exclude_none=True))) for e in events] == [
-        "task",
-        "statusUpdate",
-        "artifactUpdate",
-        "statusUpdate",
-    ]
-    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
-    assert got.id == asked.id and got.history is not None and len(got.history) == 2
-    assert canceled.status.state is TaskState.CANCELED
-    assert extended.name == "test agent"
+    check_operations(done)
 
 
 def _card_with(*interfaces: tuple[str, str, str | None]) -> Any:

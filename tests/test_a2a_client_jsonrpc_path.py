@@ -1,7 +1,11 @@
 """The A2A client's direct JSON-RPC path (`jsonrpc_core.http.HTTPCaller`): streams whose
 events arrive several per chunk or split across chunks, calls answered as SSE, error
 answers, the one POST per call, and the httpx client the A2A client makes for itself.
-The SSE decoding itself is checked in tests/test_sse_decoder_chunks.py."""
+The SSE decoding itself is checked in tests/test_sse_decoder_chunks.py.
+
+Tests the private unit `a2a_layer._client` on purpose: it replaces the module's
+`new_async_client` to see the httpx client the A2A client makes for itself.
+"""
 
 from __future__ import annotations
 
@@ -15,7 +19,7 @@ from _http_fixtures import Answer, ScriptedPeer, json_response, sse_response
 
 import a2a_layer._client as client_module
 from a2a_layer import A2AClient, TaskNotFound
-from a2a_layer.types import AgentCard, Task, TaskState
+from a2a_layer.types import AgentCard, StreamResponse, Task, TaskState
 from jsonrpc_core import HTTPStatusError, TransportError
 
 pytestmark = pytest.mark.anyio
@@ -212,20 +216,37 @@ async def test_answers_without_a_response_fail_instead_of_hanging() -> None:
             await client.get_task("null-id")
 
 
-async def test_a_stream_that_breaks_is_resumed_by_the_client() -> None:
-    posts = []
+def _stream_broken_after_two_events(posts: list[str], *, drop_connection: bool) -> Answer:
+    """An agent answering GetTask with the completed task, and a stream with two of its
+    events and then a torn event, or (``drop_connection``) a connection that fails."""
 
     def answer(request: dict[str, Any]) -> httpx.Response:
         posts.append(request["method"])
         if request["method"] == "GetTask":
             return json_response(_reply(request["id"], _task()))
-        events = _events(request["id"], 3)[:2]
-        return sse_response([b"data: " + e + b"\n\n" for e in events] + [b"data: {tru"])
+        chunks = [b"data: " + e + b"\n\n" for e in _events(request["id"], 3)[:2]]
+        if drop_connection:
+            return sse_response(chunks, fail=True)
+        return sse_response([*chunks, b"data: {tru"])
 
-    client, _ = _client(answer)
+    return answer
+
+
+async def _stream_through_a_break(
+    *, drop_connection: bool
+) -> tuple[list[StreamResponse], ScriptedPeer]:
+    """What ``stream`` yields when the stream breaks after two events (see
+    `_stream_broken_after_two_events`); the client must follow up with one GetTask."""
+    posts: list[str] = []
+    client, agent = _client(_stream_broken_after_two_events(posts, drop_connection=drop_connection))
     async with client:
         events = [event async for event in client.stream("go", reconnect_delay=0)]
     assert posts == ["SendStreamingMessage", "GetTask"]
+    return events, agent
+
+
+async def test_a_stream_that_breaks_is_resumed_by_the_client() -> None:
+    events, _ = await _stream_through_a_break(drop_connection=False)
     assert events[-1].task is not None and events[-1].task.status.state == TaskState.COMPLETED
 
 
@@ -256,19 +277,7 @@ async def test_the_client_makes_its_httpx_client_with_new_async_client(
 
 
 async def test_a_stream_whose_connection_breaks_is_followed_up_with_get_task() -> None:
-    posts = []
-
-    def answer(request: dict[str, Any]) -> httpx.Response:
-        posts.append(request["method"])
-        if request["method"] == "GetTask":
-            return json_response(_reply(request["id"], _task()))
-        events = _events(request["id"], 3)[:2]
-        return sse_response([b"data: " + e + b"\n\n" for e in events], fail=True)
-
-    client, agent = _client(answer)
-    async with client:
-        events = [event async for event in client.stream("go", reconnect_delay=0)]
-    assert posts == ["SendStreamingMessage", "GetTask"]
+    events, agent = await _stream_through_a_break(drop_connection=True)
     assert [e.task is not None for e in events] == [True, False, True]
     assert agent.bodies[0].closed
 

@@ -3,7 +3,11 @@ the earlier outcome only when the message is the same; a message that reuses the
 with other content is a new message, and so is a resend once the task it made was
 continued or canceled through its id (a push config it carries joins the task). The
 same scenarios run on the in-memory and SQLite stores here and on PostgreSQL in
-``test_scaleout_store`` (which imports them)."""
+``test_scaleout_store`` (which imports them).
+
+Tests the private unit `a2a_layer._store.message_key` on purpose: the key deduplication
+rests on (the id and a canonical digest of the content).
+"""
 
 from __future__ import annotations
 
@@ -13,13 +17,19 @@ from typing import Any
 
 import anyio
 import pytest
-from a2a_fixtures.harness import in_process, make_card, message, rpc, rpc_stream
+from a2a_fixtures.harness import (
+    STORE_KINDS,
+    empty_store,
+    in_process,
+    make_card,
+    message,
+    rpc,
+    rpc_stream,
+)
 
 from a2a_layer import (
     A2AServer,
     ExecutionContext,
-    InMemoryTaskStore,
-    SQLiteTaskStore,
     TaskStore,
     TaskUpdater,
 )
@@ -29,16 +39,10 @@ from a2a_layer.types import Message, Part, Role
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[TaskStore]:
-    if request.param == "memory":
-        yield InMemoryTaskStore()
-        return
-    sqlite = await SQLiteTaskStore.open(tmp_path / "tasks.db")
-    try:
-        yield sqlite
-    finally:
-        await sqlite.aclose()
+    async with empty_store(request.param, tmp_path) as opened:
+        yield opened
 
 
 class CountingAgent:

@@ -16,9 +16,8 @@ from typing import Any
 import pytest
 from a2a_fixtures.harness import make_card, message
 
-from a2a_layer import A2AServer, ExecutionContext, TaskUpdater
-from a2a_layer._methods import SEND_MESSAGE, SEND_STREAMING_MESSAGE
-from a2a_layer._runtime import CallInfo
+from a2a_layer import A2AServer, CallInfo, ExecutionContext, TaskUpdater
+from a2a_layer.types import SendMessageRequest
 
 pytestmark = pytest.mark.anyio
 
@@ -56,15 +55,15 @@ async def test_finished_runs_leave_no_reference_cycles() -> None:
     service = server.service
     async with server.running():
         for _ in range(3):  # warm up: lazily built validators and the like
-            await service.send_message(SEND_MESSAGE.validate_params(_params("2")), CallInfo())
+            await service.send_message(SendMessageRequest.model_validate(_params("2")), CallInfo())
         with cyclic_garbage() as garbage:
             for _ in range(5):
                 sent = await service.send_message(
-                    SEND_MESSAGE.validate_params(_params("2")), CallInfo()
+                    SendMessageRequest.model_validate(_params("2")), CallInfo()
                 )
                 assert sent.task is not None
             stream = await service.send_streaming_message(
-                SEND_STREAMING_MESSAGE.validate_params(_params("5")), CallInfo()
+                SendMessageRequest.model_validate(_params("5")), CallInfo()
             )
             events = [event async for event in stream]
             assert len(events) == 7

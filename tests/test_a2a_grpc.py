@@ -4,6 +4,10 @@ details, service parameters in metadata, bearer auth and owner-scoped tasks.
 
 grpc.aio runs on asyncio only, so these tests run on asyncio; on trio, serving gRPC
 fails at once with a clear error (checked below).
+
+Tests the private unit `a2a_layer._grpc._proto.V1` (the binding's method table) on purpose
+for raw gRPC calls, and calls the transport with `a2a_layer._methods.GET_TASK` and a
+request the client would refuse.
 """
 
 from __future__ import annotations
@@ -16,25 +20,23 @@ import anyio
 import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
-from test_a2a_client import Agent, serve
+from test_a2a_client import Agent, check_operations, every_operation, serve
 
 from a2a_layer import (
     A2AClient,
     A2AServer,
+    BearerToken,
     TaskNotFound,
     UnsupportedOperation,
     VersionNotSupported,
     text_of,
 )
-from a2a_layer._client import BearerToken
 from a2a_layer._grpc._proto import V1
-from a2a_layer._grpc._status import STATUS_DETAILS_KEY
-from a2a_layer._methods import GET_TASK, SUBSCRIBE_TO_TASK
+from a2a_layer._methods import GET_TASK
 from a2a_layer.types import (
     AgentCard,
     GetTaskRequest,
     ProtocolBinding,
-    SubscribeToTaskRequest,
     Task,
     TaskState,
 )
@@ -83,37 +85,11 @@ async def test_every_method_over_grpc(anyio_backend: str) -> None:
     async with grpc_served(anyio_backend) as (_, _agent, http):
         async with A2AClient.connect(BASE, http=http, bindings=GRPC) as client:
             assert client.interface.protocol_binding == "GRPC"
-            task = await client.send("build")
-            assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
-            assert task.artifacts and task.artifacts[0].parts[0].text == "out: build"
-            events = [e async for e in client.stream("stream")]
-            asked = await client.send("ask")
-            assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
-            answered = await client.send("blue", task_id=asked.id)
-            assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
-            got = await client.get_task(asked.id, history_length=2)
-            assert got.history is not None and len(got.history) == 2
-            pending = await client.send("forever", return_immediately=True)
-            assert isinstance(pending, Task)
-            canceled = await client.cancel_task(pending.id)
-            assert canceled.status.state is TaskState.CANCELED
+            done = await every_operation(client)
             listed = await client.list_tasks(page_size=2)
             assert len(listed.tasks) == 2 and listed.next_page_token
-            config = await client.create_push_config(
-                asked.id, "http://127.0.0.1:9/hook", token="tok"
-            )
-            assert config.id and config.task_id == asked.id
-            assert await client.get_push_config(asked.id, config.id) == config
-            assert await client.list_push_configs(asked.id) == [config]
-            await client.delete_push_config(asked.id, config.id)
-            assert await client.list_push_configs(asked.id) == []
-            assert (await client.get_extended_card()).name == "test agent"
-    assert [next(iter(e.model_dump(exclude_none=True))) for e in events] == [
-        "task",
-        "statusUpdate",
-        "artifactUpdate",
-        "statusUpdate",
-    ]
+    check_operations(done)
+    assert done.task.artifacts and done.task.artifacts[0].parts[0].text == "out: build"
 
 
 async def test_subscribe_follows_a_running_task_over_grpc(anyio_backend: str) -> None:
@@ -130,9 +106,7 @@ async def test_subscribe_follows_a_running_task_over_grpc(anyio_backend: str) ->
             last = seen[-1].status_update
             assert last is not None and last.status.state is TaskState.COMPLETED
             with pytest.raises(UnsupportedOperation):  # terminal now
-                async for _ in client.transport.stream(
-                    SUBSCRIBE_TO_TASK, SubscribeToTaskRequest(id=task.id)
-                ):
+                async for _ in client.subscribe(task.id):
                     pass  # pragma: no cover - refused before any event
 
 
@@ -161,7 +135,7 @@ def error_details(exc: Any) -> list[dict[str, Any]]:
     from google.rpc import error_details_pb2, status_pb2
 
     assert error_details_pb2.ErrorInfo  # registers the type for the Any below
-    (blob,) = [v for k, v in exc.trailing_metadata() if k == STATUS_DETAILS_KEY]
+    (blob,) = [v for k, v in exc.trailing_metadata() if k == "grpc-status-details-bin"]
     status = status_pb2.Status.FromString(blob)
     assert status.code == exc.code().value[0] and status.message == exc.details()
     return [json_format.MessageToDict(d) for d in status.details]

@@ -9,9 +9,7 @@ Both SDKs' gRPC code is grpc.aio, so these tests run on asyncio only.
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from typing import Any
 
 import a2a.server.request_handlers.grpc_handler  # noqa: F401  (dev dependency)
@@ -19,18 +17,21 @@ import anyio
 import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
+from a2a_fixtures.sdk_grpc import (
+    call_the_echo_agent,
+    check_the_echo_agent,
+    sdk_grpc_server,
+    sdk_send,
+)
 from test_a2a_client import serve
 
 from a2a_layer import (
     A2AClient,
+    BearerToken,
     PushNotificationNotSupported,
-    TaskNotCancelable,
-    TaskNotFound,
     UnsupportedOperation,
 )
-from a2a_layer._client import BearerToken
-from a2a_layer._methods import SUBSCRIBE_TO_TASK
-from a2a_layer.types import AgentCard, Message, SubscribeToTaskRequest, Task, TaskState
+from a2a_layer.types import TaskState
 from jsonrpc_core import BearerAuth
 
 pytestmark = pytest.mark.anyio
@@ -73,17 +74,8 @@ async def _sdk_every_method(
     ctx = _ctx(token)
     out: dict[str, Any] = {"transport": type(client._transport).__name__}
 
-    def message(text: str, task_id: str = "") -> Any:
-        return pb.Message(
-            message_id=uuid.uuid4().hex,
-            role=pb.Role.ROLE_USER,
-            parts=[pb.Part(text=text)],
-            task_id=task_id,
-        )
-
     async def send(text: str, task_id: str = "") -> list[dict[str, Any]]:
-        request = pb.SendMessageRequest(message=message(text, task_id))
-        return [MessageToDict(e) async for e in client.send_message(request, context=ctx)]
+        return await sdk_send(client, text, task_id, context=ctx)
 
     out["stream"] = await send("stream")
     out["ask"] = await send("ask")
@@ -200,19 +192,13 @@ async def test_a2a_sdk_grpc_client_with_bearer_auth_sees_only_its_tasks(
 # -- rpcweave's client against a2a-sdk's server ------------------------------------------
 
 
-@asynccontextmanager
-async def sdk_grpc_server(seen_tokens: list[str]) -> AsyncIterator[AgentCard]:
-    from a2a.server.request_handlers import DefaultRequestHandler
+def recording_grpc_handler(seen_tokens: list[str]) -> Callable[[Any, grpc.aio.Server], None]:
+    """Adds a2a-sdk's 1.0 ``GrpcHandler``, noting each call's authorization metadata."""
     from a2a.server.request_handlers.grpc_handler import (
         DefaultGrpcServerCallContextBuilder,
         GrpcHandler,
     )
-    from a2a.server.tasks import InMemoryTaskStore
     from a2a.types import a2a_pb2_grpc
-    from a2a_fixtures.sdk_server import EchoExecutor, build_app
-    from google.protobuf.json_format import MessageToDict
-
-    _, card = build_app()
 
     class RecordingContext(DefaultGrpcServerCallContextBuilder):
         def build_user(self, context: Any) -> Any:
@@ -221,56 +207,30 @@ async def sdk_grpc_server(seen_tokens: list[str]) -> AsyncIterator[AgentCard]:
                     seen_tokens.append(value)
             return super().build_user(context)
 
-    handler = DefaultRequestHandler(
-        agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=card
-    )
-    server = grpc.aio.server()
-    a2a_pb2_grpc.add_A2AServiceServicer_to_server(
-        GrpcHandler(handler, context_builder=RecordingContext()), server
-    )
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    try:
-        del card.supported_interfaces[:]
-        card.supported_interfaces.add(
-            url=f"127.0.0.1:{port}", protocol_binding="GRPC", protocol_version="1.0"
+    def add(handler: Any, server: grpc.aio.Server) -> None:
+        a2a_pb2_grpc.add_A2AServiceServicer_to_server(
+            GrpcHandler(handler, context_builder=RecordingContext()), server
         )
-        yield AgentCard.model_validate(MessageToDict(card))
-    finally:
-        await server.stop(None)
+
+    return add
 
 
 async def test_rpcweave_grpc_client_against_a2a_sdk_server(anyio_backend: str) -> None:
     tokens: list[str] = []
-    async with sdk_grpc_server(tokens) as card:
+    async with sdk_grpc_server(recording_grpc_handler(tokens), "1.0") as card:
         async with A2AClient(card, auth=BearerToken("s3cret")) as client:
             assert client.interface.protocol_binding == "GRPC"  # the card's only interface
             with anyio.fail_after(30):
-                task = await client.send("build")
-                reply = await client.send("hello")
-                events = [e async for e in client.stream("streamed")]
-                asked = await client.send("ask me")
-                answered = await client.send("python", task_id=asked.id)  # type: ignore[union-attr]
-                got = await client.get_task(asked.id)  # type: ignore[union-attr]
+                calls = await call_the_echo_agent(client)
                 listed = await client.list_tasks()
-                with pytest.raises(TaskNotFound):
-                    await client.get_task("no-such-task")
-                with pytest.raises(TaskNotCancelable):
-                    await client.cancel_task(asked.id)  # type: ignore[union-attr]
                 with pytest.raises(UnsupportedOperation):
-                    async for _ in client.transport.stream(
-                        SUBSCRIBE_TO_TASK,
-                        SubscribeToTaskRequest(id=asked.id),  # type: ignore[union-attr]
-                    ):
+                    async for _ in client.subscribe(calls.asked.id):
                         pass  # pragma: no cover - refused: the task is terminal
                 with pytest.raises(PushNotificationNotSupported):
-                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")  # type: ignore[union-attr]
-    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
-    assert task.artifacts and task.artifacts[0].parts[0].text == "echo: build"
-    assert isinstance(reply, Message) and reply.parts[0].text == "hello back"
+                    await client.create_push_config(calls.asked.id, "http://127.0.0.1:9/hook")
+    check_the_echo_agent(calls)
+    events = calls.events
     assert events[-1].status_update is not None or events[-1].task is not None
-    assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
-    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
-    assert got.id == asked.id and got.status.state is TaskState.COMPLETED
-    assert {t.id for t in listed.tasks} >= {task.id, asked.id}
+    assert calls.got.status.state is TaskState.COMPLETED
+    assert {t.id for t in listed.tasks} >= {calls.task.id, calls.asked.id}  # type: ignore[union-attr]
     assert tokens and set(tokens) == {"Bearer s3cret"}

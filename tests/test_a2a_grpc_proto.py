@@ -1,5 +1,9 @@
 """rpcweave's own a2a_v1.proto keeps the wire contract of the specification's a2a.proto,
-and the committed descriptor module is what the .proto compiles to."""
+and the committed descriptor module is what the .proto compiles to.
+
+Tests the private unit `a2a_layer._grpc._descriptor_v1` on purpose: the committed generated
+module must be what the .proto compiles to.
+"""
 
 from __future__ import annotations
 

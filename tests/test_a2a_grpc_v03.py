@@ -4,13 +4,18 @@ and ``CompatGrpcHandler``), in process on 127.0.0.1. asyncio only (grpc.aio)."""
 
 from __future__ import annotations
 
-import uuid
 from typing import Any
 
 import anyio
 import grpc
 import pytest
 from a2a_fixtures.harness import BASE, in_process
+from a2a_fixtures.sdk_grpc import (
+    call_the_echo_agent,
+    check_the_echo_agent,
+    sdk_grpc_server,
+    sdk_send,
+)
 from test_a2a_client import serve
 
 from a2a_layer import (
@@ -20,7 +25,7 @@ from a2a_layer import (
     TaskNotFound,
     UnsupportedOperation,
 )
-from a2a_layer.types import AgentCard, Message, Task, TaskState
+from a2a_layer.types import Task, TaskState
 
 pytestmark = pytest.mark.anyio
 
@@ -107,24 +112,14 @@ async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> N
     from a2a.client import A2ACardResolver
     from a2a.types import a2a_pb2 as pb
     from a2a.utils.errors import TaskNotCancelableError, TaskNotFoundError
-    from google.protobuf.json_format import MessageToDict
 
     server, _ = serve(grpc_port=0)
     async with in_process(server) as http:
         card = await A2ACardResolver(http, BASE).get_agent_card()
         client = _sdk_0_3_client(card)
 
-        def message(text: str, task_id: str = "") -> Any:
-            return pb.Message(
-                message_id=uuid.uuid4().hex,
-                role=pb.Role.ROLE_USER,
-                parts=[pb.Part(text=text)],
-                task_id=task_id,
-            )
-
         async def send(text: str, task_id: str = "") -> list[dict[str, Any]]:
-            request = pb.SendMessageRequest(message=message(text, task_id))
-            return [MessageToDict(e) async for e in client.send_message(request)]
+            return await sdk_send(client, text, task_id)
 
         with anyio.fail_after(30):
             streamed = await send("stream")
@@ -174,51 +169,21 @@ async def test_a2a_sdk_0_3_grpc_client_against_rpcweave(anyio_backend: str) -> N
 async def test_rpcweave_0_3_grpc_client_against_a2a_sdk_compat_server(anyio_backend: str) -> None:
     from a2a.compat.v0_3 import a2a_v0_3_pb2_grpc
     from a2a.compat.v0_3.grpc_handler import CompatGrpcHandler
-    from a2a.server.request_handlers import DefaultRequestHandler
-    from a2a.server.tasks import InMemoryTaskStore
-    from a2a_fixtures.sdk_server import EchoExecutor, build_app
-    from google.protobuf.json_format import MessageToDict
 
-    _, sdk_card = build_app()
-    handler = DefaultRequestHandler(
-        agent_executor=EchoExecutor(), task_store=InMemoryTaskStore(), agent_card=sdk_card
-    )
-    grpc_server = grpc.aio.server()
-    a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), grpc_server)
-    port = grpc_server.add_insecure_port("127.0.0.1:0")
-    await grpc_server.start()
-    try:
-        del sdk_card.supported_interfaces[:]
-        sdk_card.supported_interfaces.add(
-            url=f"127.0.0.1:{port}", protocol_binding="GRPC", protocol_version="0.3"
-        )
-        card = AgentCard.model_validate(MessageToDict(sdk_card))
+    def add_compat_handler(handler: Any, server: grpc.aio.Server) -> None:
+        a2a_v0_3_pb2_grpc.add_A2AServiceServicer_to_server(CompatGrpcHandler(handler), server)
+
+    async with sdk_grpc_server(add_compat_handler, "0.3") as card:
         async with A2AClient(card) as client:
             assert (client.interface.protocol_binding, client.protocol_version) == ("GRPC", "0.3")
             with anyio.fail_after(30):
-                task = await client.send("build")
-                reply = await client.send("hello")
-                events = [e async for e in client.stream("streamed")]
-                asked = await client.send("ask me")
-                answered = await client.send("python", task_id=asked.id)  # type: ignore[union-attr]
-                got = await client.get_task(asked.id)  # type: ignore[union-attr]
-                with pytest.raises(TaskNotFound):
-                    await client.get_task("no-such-task")
-                with pytest.raises(TaskNotCancelable):
-                    await client.cancel_task(asked.id)  # type: ignore[union-attr]
+                calls = await call_the_echo_agent(client)
                 with pytest.raises(PushNotificationNotSupported):
-                    await client.create_push_config(asked.id, "http://127.0.0.1:9/hook")  # type: ignore[union-attr]
+                    await client.create_push_config(calls.asked.id, "http://127.0.0.1:9/hook")
                 with pytest.raises(UnsupportedOperation):  # a2a-sdk: no extended card
                     await client.get_extended_card()
-    finally:
-        await grpc_server.stop(None)
-    assert isinstance(task, Task) and task.status.state is TaskState.COMPLETED
-    assert task.artifacts and task.artifacts[0].parts[0].text == "echo: build"
-    assert isinstance(reply, Message) and reply.parts[0].text == "hello back"
-    assert events and events[0].task is not None
-    assert isinstance(asked, Task) and asked.status.state is TaskState.INPUT_REQUIRED
-    assert isinstance(answered, Task) and answered.status.state is TaskState.COMPLETED
-    assert got.id == asked.id
+    check_the_echo_agent(calls)
+    assert calls.events and calls.events[0].task is not None
 
 
 async def test_0_3_get_agent_card_answers_the_public_card_without_an_extended_one(

@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
+import _required
 import anyio
 import httpx
 import pytest
@@ -28,7 +28,6 @@ from rpcweave.examples.a2a.tck_agent import build_server
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = Path(__file__).resolve().parent / "a2a_fixtures"
 
-pytest.importorskip("a2a", reason="the a2a-sdk dev dependency is not installed")
 pytestmark = pytest.mark.anyio
 
 STREAM_KINDS = ["task", "statusUpdate", "artifactUpdate", "artifactUpdate", "statusUpdate"]
@@ -230,9 +229,7 @@ JS_SDK = FIXTURES / "node_modules" / "@a2a-js" / "sdk" / "package.json"
 @pytest.fixture(scope="module")
 def js_client() -> Path:
     """The fixture script, with @a2a-js/sdk installed next to it (git-ignored)."""
-    npm = shutil.which("npm")
-    if npm is None or shutil.which("node") is None:
-        pytest.skip("npm/node are not available: the @a2a-js/sdk interop test cannot run")
+    _, npm = _required.node_and_npm("the @a2a-js/sdk interop test")
     wanted = json.loads((FIXTURES / "package.json").read_text())["dependencies"]["@a2a-js/sdk"]
     if not JS_SDK.exists() or json.loads(JS_SDK.read_text())["version"] != wanted:
         import subprocess

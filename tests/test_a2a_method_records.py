@@ -1,4 +1,8 @@
-"""One record per A2A method: every binding's table is derived from `A2A_METHODS`."""
+"""One record per A2A method: every binding's table is derived from `A2A_METHODS`.
+
+Tests the private unit `a2a_layer._methods` (and `_service.A2AService`'s operations) on
+purpose: the derived tables are the unit under test.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,10 @@
 """A2A data layer: models against the official 1.0 schema and proto, 0.3 conversions
-against the 0.3 schema, the error table against the spec, and the method tables."""
+against the 0.3 schema, the error table against the spec, and the method tables.
+
+Tests the private units `a2a_layer._errors`, `_http_binding`, `_methods` and the compat03
+converters on purpose: the error table, the HTTP binding and the 0.3 conversions are
+checked against the spec itself.
+"""
 
 from __future__ import annotations
 
@@ -10,19 +15,20 @@ from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import _specs
+import jsonschema
 import pydantic
 import pydantic_core
 import pytest
+import referencing
+import referencing.jsonschema
 
+from a2a_layer import A2A_ERRORS, A2AError, TaskNotFound
 from a2a_layer import _compat03 as c03
 from a2a_layer import types as t
 from a2a_layer._errors import (
     A2A_ERROR_DOMAIN,
-    A2A_ERRORS,
     ERROR_INFO_TYPE,
     ERROR_TABLE,
-    A2AError,
-    TaskNotFound,
     a2a_error_from_object,
     bad_request_detail,
     error_data,
@@ -54,9 +60,6 @@ from jsonrpc_core import (
     error_class_for_code,
     error_from_object,
 )
-
-jsonschema = pytest.importorskip("jsonschema")
-referencing = pytest.importorskip("referencing")
 
 
 def _spec(name: str) -> str:
@@ -303,7 +306,13 @@ def make_card() -> t.AgentCard:
 
 
 def instances() -> dict[str, Any]:
+    """One instance of every model, by its name in the schema."""
     task = make_task()
+    return {**_task_instances(task), **_card_instances(), **_request_instances(task)}
+
+
+def _task_instances(task: t.Task) -> dict[str, Any]:
+    """Tasks, messages, artifacts and their stream events."""
     status_update = t.TaskStatusUpdateEvent(
         task_id="task-1",
         context_id="ctx-1",
@@ -318,6 +327,23 @@ def instances() -> dict[str, Any]:
         last_chunk=True,
         metadata={"u": 2},
     )
+    return {
+        "Part": t.Part(raw=b"\x00\xff", filename="f", media_type="x/y", metadata={"a": 1}),
+        "Message": make_message(),
+        "Artifact": make_artifact(),
+        "TaskStatus": task.status,
+        "Task": task,
+        "TaskStatusUpdateEvent": status_update,
+        "TaskArtifactUpdateEvent": artifact_update,
+        "StreamResponse": t.StreamResponse(artifact_update=artifact_update),
+        "SendMessageResponse": t.SendMessageResponse(task=task),
+        "AuthenticationInfo": t.AuthenticationInfo(scheme="Basic", credentials="dXNlcjpwdw=="),
+        "TaskPushNotificationConfig": make_push_config(),
+    }
+
+
+def _card_instances() -> dict[str, Any]:
+    """The agent card and its security schemes and OAuth flows."""
     flows = {
         "ImplicitOAuthFlow": t.ImplicitOAuthFlow(
             authorization_url="https://a", refresh_url="https://r", scopes={"s": "S"}
@@ -333,18 +359,7 @@ def instances() -> dict[str, Any]:
         ),
     }
     schemes = make_schemes()
-    out: dict[str, Any] = {
-        "Part": t.Part(raw=b"\x00\xff", filename="f", media_type="x/y", metadata={"a": 1}),
-        "Message": make_message(),
-        "Artifact": make_artifact(),
-        "TaskStatus": task.status,
-        "Task": task,
-        "TaskStatusUpdateEvent": status_update,
-        "TaskArtifactUpdateEvent": artifact_update,
-        "StreamResponse": t.StreamResponse(artifact_update=artifact_update),
-        "SendMessageResponse": t.SendMessageResponse(task=task),
-        "AuthenticationInfo": t.AuthenticationInfo(scheme="Basic", credentials="dXNlcjpwdw=="),
-        "TaskPushNotificationConfig": make_push_config(),
+    return {
         "AgentInterface": make_card().supported_interfaces[0],
         "AgentProvider": t.AgentProvider(url="https://x", organization="X"),
         "AgentExtension": make_card().capabilities.extensions[0],  # type: ignore[index]
@@ -366,6 +381,12 @@ def instances() -> dict[str, Any]:
         ].oauth2_security_scheme.flows.authorization_code,
         "ClientCredentialsOAuthFlow": schemes["cc"].oauth2_security_scheme.flows.client_credentials,  # type: ignore[union-attr]
         **flows,
+    }
+
+
+def _request_instances(task: t.Task) -> dict[str, Any]:
+    """The requests and responses of the methods."""
+    return {
         "SendMessageConfiguration": t.SendMessageConfiguration(
             accepted_output_modes=["text/plain"],
             task_push_notification_config=make_push_config(),
@@ -408,7 +429,6 @@ def instances() -> dict[str, Any]:
         ),
         "GetExtendedAgentCardRequest": t.GetExtendedAgentCardRequest(tenant="t1"),
     }
-    return out
 
 
 INSTANCES = instances()

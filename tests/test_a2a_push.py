@@ -1,6 +1,10 @@
 """Push notifications end to end, in process: the server POSTs each task event to the
 webhook with the configured Authorization and token, retries with backoff (at least
-once, bounded), and the receiver helper checks tokens and drops duplicates."""
+once, bounded), and the receiver helper checks tokens and drops duplicates.
+
+Tests the private unit `a2a_layer._push.check_webhook_url` on purpose: every webhook URL
+shape it refuses, without a server per case.
+"""
 
 from __future__ import annotations
 
@@ -12,8 +16,15 @@ import httpx
 import pytest
 from a2a_fixtures.harness import BASE, in_process, make_card
 
-from a2a_layer import A2AClient, A2AServer, ExecutionContext, PushReceiver, TaskUpdater
-from a2a_layer._push import TOKEN_HEADER, check_webhook_url
+from a2a_layer import (
+    TOKEN_HEADER,
+    A2AClient,
+    A2AServer,
+    ExecutionContext,
+    PushReceiver,
+    TaskUpdater,
+)
+from a2a_layer._push import check_webhook_url
 from a2a_layer.types import AuthenticationInfo, StreamResponse, TaskPushNotificationConfig
 from jsonrpc_core import InvalidParams
 from jsonrpc_core.testing import StreamingASGITransport

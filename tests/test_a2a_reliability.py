@@ -8,6 +8,10 @@
 * Events are applied without a scheduling point each, yet an agent that emits many
   events without awaiting anything else does not get a reading subscriber cut off;
   one that does not read is cut off at its buffer and the task is still complete.
+
+Tests private units on purpose: the method descriptors' `validate_params` (`a2a_layer._methods`),
+the 0.3 bridge `_compat03.params_from_v03` and `_client_transport._json_or_none`, each an
+entry point that must refuse deep values.
 """
 
 from __future__ import annotations
@@ -26,11 +30,16 @@ import pytest
 from a2a_fixtures.harness import in_process, make_card, message, rpc, rpc_stream
 from soak.kit import FIELD_ERROR, deep, eventually
 
-from a2a_layer import A2AServer, ExecutionContext, InMemoryTaskStore, TaskUpdater
+from a2a_layer import (
+    A2AServer,
+    CallInfo,
+    ExecutionContext,
+    InMemoryTaskStore,
+    PushDispatcher,
+    TaskUpdater,
+)
 from a2a_layer._compat03 import params_from_v03
 from a2a_layer._methods import METHODS_V10, SEND_MESSAGE, SEND_STREAMING_MESSAGE
-from a2a_layer._push import PushDispatcher
-from a2a_layer._runtime import CallInfo
 from a2a_layer.types import (
     MAX_NESTING,
     Message,

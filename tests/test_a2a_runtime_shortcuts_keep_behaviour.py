@@ -5,6 +5,9 @@ locked by anyio's ``Lock(fast_acquire=True)`` (FIFO), runs are executed by reuse
 runner tasks, ids and timestamps are made without `uuid`/`strftime`, and the
 A2A-Version check is cached per header value: each is checked here against what it
 stands for.
+
+Tests the private units `a2a_layer._runtime`, `_state.utc_now` and `_types._base`
+(`trusted`, `replaced`) on purpose: the shortcuts are what is compared with the plain path.
 """
 
 from __future__ import annotations
@@ -20,11 +23,10 @@ import anyio.lowlevel
 import pytest
 from a2a_fixtures.harness import in_process, make_card, message, rpc, rpc_stream
 
-from a2a_layer import A2AServer, ExecutionContext, TaskUpdater
-from a2a_layer._executor import new_id
+from a2a_layer import A2AServer, ExecutionContext, TaskUpdater, new_id
 from a2a_layer._runtime import _Active
 from a2a_layer._state import utc_now
-from a2a_layer._types._base import format_timestamp, replaced, trusted
+from a2a_layer._types._base import replaced, trusted
 from a2a_layer.types import (
     AgentExtension,
     Artifact,
@@ -36,6 +38,7 @@ from a2a_layer.types import (
     TaskArtifactUpdateEvent,
     TaskState,
     TaskStatus,
+    format_timestamp,
 )
 
 pytestmark = pytest.mark.anyio
@@ -177,29 +180,41 @@ async def test_task_lock_is_fifo_and_free_when_released() -> None:
     lock.release()
 
 
+class HeldTaskLock:
+    """A task record's lock, held by the test, and the names of the tasks that took it."""
+
+    def __init__(self) -> None:
+        self.lock = _task_lock()
+        self.got: list[str] = []
+
+    async def acquire(self) -> HeldTaskLock:
+        await self.lock.acquire()
+        return self
+
+    async def take(self, name: str) -> None:
+        """Take the lock as ``name``, note it, and give it back."""
+        async with self.lock:
+            self.got.append(name)
+
+
 async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
-    lock = _task_lock()
-    got: list[str] = []
+    held = await HeldTaskLock().acquire()
+    lock, got, take = held.lock, held.got, held.take
+    with anyio.fail_after(10):  # a lock handed to the cancelled waiter would hang "next"
+        async with anyio.create_task_group() as task_group:
+            inner = anyio.CancelScope()
 
-    async def take(name: str) -> None:
-        async with lock:
-            got.append(name)
+            async def cancelled_waiter() -> None:
+                with inner:
+                    await take("cancelled")
 
-    await lock.acquire()
-    async with anyio.create_task_group() as task_group:
-        inner = anyio.CancelScope()
-
-        async def cancelled_waiter() -> None:
-            with inner:
-                await take("cancelled")
-
-        task_group.start_soon(cancelled_waiter)
-        await anyio.sleep(0.01)
-        task_group.start_soon(take, "next")
-        await anyio.sleep(0.01)
-        inner.cancel()
-        await anyio.sleep(0.01)
-        lock.release()
+            task_group.start_soon(cancelled_waiter)
+            await anyio.wait_all_tasks_blocked()  # "cancelled" waits for the lock...
+            task_group.start_soon(take, "next")
+            await anyio.wait_all_tasks_blocked()  # ...and "next" behind it
+            inner.cancel()
+            await anyio.wait_all_tasks_blocked()  # "cancelled" has left the queue
+            lock.release()
     assert "cancelled" not in got and got[-1] == "next"
     assert not lock.locked()
 
@@ -208,21 +223,16 @@ async def test_task_lock_waiter_cancelled_before_its_turn_is_skipped() -> None:
 async def test_task_lock_handed_to_a_cancelled_waiter_is_passed_on() -> None:
     import asyncio
 
-    lock = _task_lock()
-    got: list[str] = []
-
-    async def take(name: str) -> None:
-        async with lock:
-            got.append(name)
-
-    await lock.acquire()
+    held = await HeldTaskLock().acquire()
+    lock, got, take = held.lock, held.got, held.take
     first = asyncio.ensure_future(take("first"))
     second = asyncio.ensure_future(take("second"))
-    await asyncio.sleep(0.01)
+    await anyio.wait_all_tasks_blocked()  # both wait for the lock, "first" ahead
     lock.release()  # hands the lock to "first"...
     first.cancel()  # ...which is cancelled before it runs
-    await asyncio.gather(first, return_exceptions=True)
-    await second
+    with anyio.fail_after(10):  # a lock kept by the cancelled "first" would hang "second"
+        await asyncio.gather(first, return_exceptions=True)
+        await second
     assert got == ["second"]
     assert not lock.locked()
 

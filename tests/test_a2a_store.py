@@ -1,5 +1,9 @@
 """The `TaskStore` contract, for the in-memory store and the SQLite store alike, and the
-task state machine's pure functions."""
+task state machine's pure functions.
+
+Tests the private unit `a2a_layer._state` (the state machine's pure functions) and
+`_store.InvalidPageToken` on purpose.
+"""
 
 from __future__ import annotations
 
@@ -8,16 +12,16 @@ from datetime import timedelta
 from pathlib import Path
 
 import pytest
+from a2a_fixtures.harness import STORE_KINDS, empty_store
 
-from a2a_layer import InMemoryTaskStore, MessageRecord, SQLiteTaskStore, TaskQuery, TaskStore
-from a2a_layer._state import (
+from a2a_layer import (
     InvalidTransition,
-    apply_artifact,
-    apply_status,
-    new_task,
-    trim_history,
-    utc_now,
+    MessageRecord,
+    SQLiteTaskStore,
+    TaskQuery,
+    TaskStore,
 )
+from a2a_layer._state import apply_artifact, apply_status, new_task, trim_history, utc_now
 from a2a_layer._store import InvalidPageToken
 from a2a_layer.types import (
     Artifact,
@@ -35,16 +39,10 @@ from a2a_layer.types import (
 pytestmark = pytest.mark.anyio
 
 
-@pytest.fixture(params=["memory", "sqlite"])
+@pytest.fixture(params=STORE_KINDS)
 async def store(request: pytest.FixtureRequest, tmp_path: Path) -> AsyncIterator[TaskStore]:
-    if request.param == "memory":
-        yield InMemoryTaskStore()
-        return
-    sqlite = await SQLiteTaskStore.open(tmp_path / "tasks.db")
-    try:
-        yield sqlite
-    finally:
-        await sqlite.aclose()
+    async with empty_store(request.param, tmp_path) as opened:
+        yield opened
 
 
 def user(text: str, mid: str = "m") -> Message:

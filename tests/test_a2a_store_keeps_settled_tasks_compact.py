@@ -4,6 +4,9 @@ A task saved in a terminal or interrupted state is kept as its JSON; every read 
 still give a `Task` equal to the one saved (history, artifacts, every kind of part,
 metadata, timestamps), ListTasks must filter, order and page as over the models, and a
 stored task must cost a fraction of what its model does.
+
+Tests the private units `a2a_layer._store.page_of` and `a2a_layer._state` on purpose: the
+compact form is checked against the plain paging and the state machine's own tasks.
 """
 
 from __future__ import annotations

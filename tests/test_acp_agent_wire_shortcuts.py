@@ -6,6 +6,9 @@ the bytes must be the ones the model path gives, valid against schema.json, and 
 the fast path does not cover must still go through the models (and be rejected as before).
 Updates are handled on the read loop without an extra frame, yet an update read together
 with the answer to ``session/new`` still waits until ``new_session()`` has returned.
+
+Tests the private units `acp_layer._methods` and `_rpc.HookedStream` on purpose: the
+shortcuts are compared with the descriptors' own validation and the hooked stream.
 """
 
 from __future__ import annotations

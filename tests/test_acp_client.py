@@ -220,7 +220,7 @@ class _TerminalAgent(Agent):
             with anyio.fail_after(20):
                 # Terminal output can only be polled (terminal/output).
                 while ready not in (await terminal.output()).output:  # noqa: ASYNC110
-                    await anyio.sleep(0.01)
+                    await anyio.sleep(0.01)  # paces the poll (no event to wait on)
             status = None
             with anyio.move_on_after(float(timeout)):
                 status = await terminal.wait_for_exit()

@@ -13,10 +13,10 @@ available; a failing install fails them.
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
+import _required
 import pytest
 from _acp_interop import drive_sdk_agent, run_spawning_client, serve_demo_agent
 from acp_fixtures.wire import FIXTURES, requires_acp_schema
@@ -31,11 +31,7 @@ SDK_PACKAGE = FIXTURES / "node_modules" / "@agentclientprotocol" / "sdk" / "pack
 @pytest.fixture(scope="module")
 def node() -> str:
     """The ``node`` executable, with the SDK installed next to the fixture scripts."""
-    npm = shutil.which("npm")
-    if npm is None:
-        pytest.skip("npm is not available: the TypeScript SDK interop tests need it")
-    node = shutil.which("node")
-    assert node is not None, "npm is installed but node is not"
+    node, npm = _required.node_and_npm("the ACP TypeScript SDK interop tests")
     wanted = json.loads((FIXTURES / "package.json").read_text())["dependencies"]
     installed = json.loads(SDK_PACKAGE.read_text())["version"] if SDK_PACKAGE.exists() else None
     if installed != wanted["@agentclientprotocol/sdk"]:

@@ -14,11 +14,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import acp  # noqa: F401  (agent-client-protocol is a dev dependency: missing fails, not skips)
 import pytest
 from _acp_interop import drive_sdk_agent, run_spawning_client, serve_demo_agent
 from acp_fixtures.wire import FIXTURES, requires_acp_schema
 
-pytest.importorskip("acp", reason="the official Python SDK (agent-client-protocol) is missing")
 pytestmark = requires_acp_schema
 
 SDK_CLIENT = FIXTURES / "py_sdk_client.py"

@@ -4,6 +4,9 @@ Strict out: a representative instance of every request, response, notification a
 update model is dumped the way rpcweave sends it, validated against schema.json, parsed back
 and compared. Lenient in: every ``x-deserialize-*`` hint in the schema is exercised on the
 model of its type, plus unknown variants, unknown fields and ``_meta``.
+
+Tests the private unit `acp_layer._methods` on purpose: the method tables are checked
+against the spec's method lists.
 """
 
 from __future__ import annotations
@@ -19,10 +22,10 @@ import pydantic_core
 import pytest
 from pydantic.alias_generators import to_camel
 
+from acp_layer import ACP_ERRORS, AuthRequired, ResourceNotFound
 from acp_layer import _methods as m
 from acp_layer import schema as s
 from acp_layer import schema_unstable as u
-from acp_layer._errors import ACP_ERRORS, AuthRequired, ResourceNotFound
 from jsonrpc_core import InvalidParams, RequestCancelled, ServerError, error_class_for_code
 
 pytestmark = _specs.requires("acp/v1/schema.json", "acp/v1/schema.unstable.json")

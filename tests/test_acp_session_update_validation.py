@@ -1,7 +1,11 @@
 """The client's ``session/update`` entry, served as the Peer serves it (the registered
 descriptor validates, then the handler runs): the same params and errors as the model's
 own validation, on the first update (the model's build is deferred) and on the ones
-after it, for which the descriptor keeps the model's own validator."""
+after it, for which the descriptor keeps the model's own validator.
+
+Tests the private unit `acp_layer._client_server.ClientServer` on purpose: its registered
+``session/update`` descriptor is the unit under test.
+"""
 
 from __future__ import annotations
 

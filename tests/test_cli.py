@@ -1,5 +1,9 @@
 """The CLI's frame: help at every level, the console script, argument helpers, one-line
-errors, the protocol words in trace labels, and the terminal renderers."""
+errors, the protocol words in trace labels, and the terminal renderers.
+
+Tests the private units of `rpcweave` (`_cli_common`, `_render`, `_trace`, `_cli_elicit`)
+on purpose: the CLI has no Python API, and these pieces are checked one by one.
+"""
 
 from __future__ import annotations
 

@@ -1,6 +1,10 @@
 """``rpcweave a2a``: against real agents — the coding agent served by ``rpcweave a2a serve``
 (SQLite store, traced), agents served in process, and one built with the official
-``a2a-sdk`` — and the error paths: one line on stderr, a non-zero exit."""
+``a2a-sdk`` — and the error paths: one line on stderr, a non-zero exit.
+
+Tests the private unit `rpcweave._cli_a2a.build_server` on purpose: the server ``rpcweave
+a2a serve`` builds, served in process.
+"""
 
 from __future__ import annotations
 

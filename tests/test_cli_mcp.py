@@ -1,6 +1,10 @@
 """``rpcweave mcp``: against real servers — our file server and a server written with the
 official ``mcp`` SDK over stdio, ``rpcweave mcp serve`` over Streamable HTTP and HTTP+SSE —
-and the error paths: each a one-line message on stderr and a non-zero exit."""
+and the error paths: each a one-line message on stderr and a non-zero exit.
+
+Tests the private units `rpcweave._cli_common` and `_cli_mcp.check_arguments` on purpose:
+the CLI has no Python API, and its argument checks are checked one by one.
+"""
 
 from __future__ import annotations
 

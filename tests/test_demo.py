@@ -1,5 +1,9 @@
 """``rpcweave demo`` (``make demo``): the three flows (and the core's) pass end to end with
-real processes, save a trace, a diagram and a page each, and leave no process behind."""
+real processes, save a trace, a diagram and a page each, and leave no process behind.
+
+Tests the private units `rpcweave._demo` and `_demo_flows` on purpose: the demo has no
+Python API; a test replaces a flow to see a failure reported.
+"""
 
 from __future__ import annotations
 

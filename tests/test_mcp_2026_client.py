@@ -24,13 +24,14 @@ from jsonrpc_core import LocalError, TransportError
 from mcp_layer import (
     ClientSession,
     Context,
+    HeaderMismatch,
     MCPServer,
+    MissingRequiredClientCapability,
     connect,
     connect_http,
     connect_memory,
     connect_stdio,
 )
-from mcp_layer._errors import HeaderMismatch, MissingRequiredClientCapability
 from mcp_layer.types import (
     CreateMessageRequestParams,
     CreateMessageResult,
@@ -98,7 +99,9 @@ def build_server(**options: Any) -> MCPServer:
     @server.tool(task_support="optional")
     async def long_job(ctx: Context, n: int = 2) -> str:
         """Runs as a task; asks a confirmation halfway."""
-        await anyio.sleep(0.01)
+        # Ask only once the task was answered as "working" and the client polls it (every
+        # other task is blocked then), so that the client learns of the question by tasks/get.
+        await anyio.wait_all_tasks_blocked()
         answer = await ctx.elicit("Go on?", NAME)
         return f"{n} done for {(answer.content or {}).get('name')}"
 

@@ -24,11 +24,8 @@ from types import ModuleType
 from typing import Any
 
 import anyio
-import pytest
-
-pytest.importorskip("mcp", reason="the official MCP SDK (PyPI `mcp`, dev extra) is not installed")
-
 import mcp.types as official
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
 

@@ -4,6 +4,9 @@ Each instance of tests/mcp2026_cases.py, written as rpcweave writes the wire, va
 against its definition and parses back equal; the tasks extension's objects (absent
 from the core schema) are checked against SEP-2663's shapes. Also here: the method
 table of the era, and the error classes of its three new codes.
+
+Tests the private units `mcp_layer._methods` and `_errors.HTTP_STATUS_BY_CODE` on purpose:
+the method tables and the HTTP status of each error are checked against the spec.
 """
 
 from __future__ import annotations
@@ -17,15 +20,15 @@ from mcp2026_cases import CASES, VERSION
 from mcp_schema import load_schema, requires_schema
 
 from jsonrpc_core import MethodNotFound
-from mcp_layer import _methods as M
-from mcp_layer import types as T
-from mcp_layer._errors import (
-    HTTP_STATUS_BY_CODE,
+from mcp_layer import (
     MCP_ERRORS,
     HeaderMismatch,
     MissingRequiredClientCapability,
     UnsupportedProtocolVersion,
 )
+from mcp_layer import _methods as M
+from mcp_layer import types as T
+from mcp_layer._errors import HTTP_STATUS_BY_CODE
 
 pytestmark = requires_schema
 

@@ -8,27 +8,28 @@ every tool (a tampered, foreign or misbound one is refused before anything runs)
 function that changes its arguments before asking can still be resumed, two clients
 with different capabilities are told apart, and the direct result is byte for byte
 the completed model.
+
+Tests the private units `mcp_layer._era.ValidatedOnce`, `_results` and `_disconnect` on
+purpose: the fast path's pieces are what is checked.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
 import anyio.lowlevel
 import pydantic
 import pytest
-from mcp2026 import VERSION, ModernHTTP, asgi_client
-from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
+from mcp2026 import modern_http, server_wire
+from mcp_schema import WireChecker, requires_schema
 
 from jsonrpc_core import Response, encode
-from mcp_layer import Context, MCPServer
+from mcp_layer import Context, MCPServer, ServerSession
 from mcp_layer._era import ValidatedOnce
 from mcp_layer._results import to_call_tool_result, to_call_tool_wire
-from mcp_layer._session import ServerSession
 from mcp_layer.types import ClientCapabilities, Implementation
 
 NAME = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
@@ -66,16 +67,7 @@ def build_server(runs: Runs, **options: Any) -> MCPServer:
 
 @pytest.fixture
 def wire() -> Iterator[WireChecker]:
-    checker = WireChecker(ours={"server"}, revision=VERSION)
-    yield checker
-    checker.assert_clean()
-
-
-@asynccontextmanager
-async def modern(server: MCPServer, wire: WireChecker) -> AsyncIterator[ModernHTTP]:
-    async with asgi_client(SchemaCheckingASGI(server.asgi_app(), wire)) as http:
-        with anyio.fail_after(20):
-            yield ModernHTTP(http)
+    yield from server_wire()
 
 
 def _sealed_for(server: MCPServer, tool: str, arguments: dict[str, Any]) -> str:
@@ -99,7 +91,7 @@ async def test_a_state_sent_to_a_tool_without_a_context_is_still_verified(
     state = _sealed_for(server, "plain", arguments)
     version, body, mac = state.split(".")
     flipped = body[:-2] + ("A" if body[-2] != "A" else "B") + body[-1]
-    async with modern(server, wire) as client:
+    async with modern_http(server, wire) as client:
         refused = []
         for params in (
             {"arguments": arguments, "requestState": f"{version}.{flipped}.{mac}"},
@@ -124,7 +116,7 @@ async def test_malformed_answers_sent_to_a_tool_without_a_context_are_refused(
     wire: WireChecker,
 ) -> None:
     runs = Runs()
-    async with modern(build_server(runs), wire) as client:
+    async with modern_http(build_server(runs), wire) as client:
         answers = []
         for responses in ({"who": 12345}, ["not", "an", "object"]):
             answer = await client.post(
@@ -148,7 +140,7 @@ async def test_a_tool_that_changes_its_arguments_before_asking_can_be_resumed(
 ) -> None:
     runs = Runs()
     arguments = {"payload": {"tags": ["a"]}}
-    async with modern(build_server(runs), wire) as client:
+    async with modern_http(build_server(runs), wire) as client:
         first = await client.post(
             "tools/call", {"name": "tags_then_ask", "arguments": arguments}, capabilities=ELICIT
         )
@@ -176,7 +168,7 @@ async def test_a_tool_that_changes_its_arguments_before_asking_can_be_resumed(
 async def test_requests_with_different_capabilities_are_told_apart(wire: WireChecker) -> None:
     runs = Runs()
     arguments: dict[str, Any] = {"payload": {"tags": []}}
-    async with modern(build_server(runs), wire) as client:
+    async with modern_http(build_server(runs), wire) as client:
         outcomes = []
         every: list[dict[str, Any]] = [ELICIT, {}, ELICIT, {"elicitation": {"form": {}}}, {}]
         for capabilities in every:
@@ -258,7 +250,7 @@ async def test_a_plain_2026_tool_call_is_a_complete_result(
     wire: WireChecker, identify: bool
 ) -> None:
     runs = Runs()
-    async with modern(build_server(runs, identify=identify), wire) as client:
+    async with modern_http(build_server(runs, identify=identify), wire) as client:
         answer = await client.post("tools/call", {"name": "plain", "arguments": {"text": "hi"}})
     result = answer.result
     assert answer.content_type.startswith("application/json")
@@ -297,7 +289,7 @@ async def test_a_replaced_tool_has_its_new_headers_checked(wire: WireChecker) ->
     server = MCPServer("headers")
     _header_tool(server, "Region")
     call = {"name": "located", "arguments": {"where": "eu"}}
-    async with modern(server, wire) as client:
+    async with modern_http(server, wire) as client:
         first = await client.post("tools/call", call, headers={"Mcp-Param-Region": "eu"})
         missing = await client.post("tools/call", call)
         _header_tool(server, "Zone")  # the same tool, now mirroring its argument elsewhere
@@ -366,7 +358,7 @@ async def test_handlers_that_wait_answer_and_fail_as_before(wire: WireChecker) -
         await anyio.lowlevel.checkpoint()
         raise ValueError("late")
 
-    async with modern(server, wire) as client:
+    async with modern_http(server, wire) as client:
         answered = await client.post("tools/call", {"name": "waits", "arguments": {"text": "w"}})
         failed = await client.post("tools/call", {"name": "fails_after_waiting", "arguments": {}})
         unknown = await client.post("tools/call", {"name": "nothing", "arguments": {}})

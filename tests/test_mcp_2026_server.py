@@ -11,19 +11,26 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp2026 import TASKS, VERSION, Answer, ModernHTTP, asgi_client, envelope
+from mcp2026 import (
+    TASKS,
+    VERSION,
+    Answer,
+    ModernHTTP,
+    asgi_client,
+    envelope,
+    modern_http,
+    server_wire,
+)
 from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
 
 from jsonrpc_core import spawn_stdio
-from mcp_layer import Context, InputRequest, MCPServer
-from mcp_layer._mrtr import RequestStateSealer
+from mcp_layer import Context, InputRequest, MCPServer, RequestStateSealer
 from mcp_layer.types import TextContent
 
 pytestmark = [pytest.mark.anyio, requires_schema]
@@ -130,16 +137,7 @@ def build_server(effects: Effects, **options: Any) -> MCPServer:
 
 @pytest.fixture
 def wire() -> Iterator[WireChecker]:
-    checker = WireChecker(ours={"server"}, revision=VERSION)
-    yield checker
-    checker.assert_clean()
-
-
-@asynccontextmanager
-async def modern(server: MCPServer, wire: WireChecker) -> AsyncIterator[ModernHTTP]:
-    async with asgi_client(SchemaCheckingASGI(server.asgi_app(), wire)) as http:
-        with anyio.fail_after(20):
-            yield ModernHTTP(http)
+    yield from server_wire()
 
 
 def text(answer: Answer) -> str:
@@ -151,7 +149,7 @@ def text(answer: Answer) -> str:
 
 async def test_discover_names_the_server_its_versions_and_capabilities(wire: WireChecker) -> None:
     server = build_server(Effects(), cache_ttl_ms=60_000)
-    async with modern(server, wire) as client:
+    async with modern_http(server, wire) as client:
         answer = await client.post("server/discover")
     assert answer.status == 200 and answer.content_type.startswith("application/json")
     result = answer.result
@@ -169,7 +167,7 @@ async def test_discover_names_the_server_its_versions_and_capabilities(wire: Wir
 
 
 async def test_results_carry_result_type_server_info_and_cache_hints(wire: WireChecker) -> None:
-    async with modern(build_server(Effects(), cache_ttl_ms=5_000), wire) as client:
+    async with modern_http(build_server(Effects(), cache_ttl_ms=5_000), wire) as client:
         listed = await client.post("tools/list")
         read = await client.post("resources/read", {"uri": "test://doc"})
         called = await client.post("tools/call", {"name": "in_region", "arguments": {}})
@@ -194,7 +192,7 @@ async def test_a_request_without_its_envelope_is_invalid_params(
     wire: WireChecker, meta: dict[str, Any], missing: str
 ) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         answer = await client.post(
             "tools/call", {"name": "in_region", "arguments": {"region": "eu"}}, meta=meta
         )
@@ -208,7 +206,7 @@ async def test_a_request_without_its_envelope_is_invalid_params(
 
 async def test_an_unknown_version_is_refused_with_the_supported_ones(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         answer = await client.post(
             "tools/call",
             {"name": "in_region", "arguments": {"region": "eu"}},
@@ -222,7 +220,7 @@ async def test_an_unknown_version_is_refused_with_the_supported_ones(wire: WireC
 
 
 async def test_methods_the_modern_era_removed_are_not_found(wire: WireChecker) -> None:
-    async with modern(build_server(Effects()), wire) as client:
+    async with modern_http(build_server(Effects()), wire) as client:
         for method in ("initialize", "ping", "logging/setLevel", "resources/subscribe"):
             answer = await client.post(method, {"uri": "test://doc", "level": "info"})
             assert (answer.status, answer.error["code"]) == (404, -32601), method
@@ -258,7 +256,7 @@ async def test_headers_that_disagree_with_the_body_are_refused(
     effects = Effects()
     params = {"name": "in_region", "arguments": {"region": "eu", "count": 2}}
     base = {"Mcp-Param-Region": "eu", "Mcp-Param-Count": "2"}
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         answer = await client.post("tools/call", params, headers={**base, **headers})
     assert answer.status == 400
     assert answer.error["code"] == -32020
@@ -268,7 +266,7 @@ async def test_headers_that_disagree_with_the_body_are_refused(
 
 async def test_matching_headers_are_accepted_in_any_case_and_encoding(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         plain = await client.post(
             "tools/call",
             {"name": "in_region", "arguments": {"region": "eu", "count": 2}},
@@ -305,7 +303,7 @@ async def test_get_and_delete_are_not_part_of_the_modern_era() -> None:
 
 async def test_input_required_then_complete(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         first = await client.post(
             "tools/call", {"name": "greet", "arguments": {}}, capabilities=ELICIT
         )
@@ -334,7 +332,7 @@ async def test_a_tampered_request_state_is_refused_before_anything_runs(
     wire: WireChecker,
 ) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         first = await client.post(
             "tools/call", {"name": "greet", "arguments": {}}, capabilities=ELICIT
         )
@@ -360,7 +358,7 @@ async def test_a_tampered_request_state_is_refused_before_anything_runs(
 async def test_a_state_is_bound_to_its_request_and_to_its_server(wire: WireChecker) -> None:
     effects = Effects()
     server = build_server(effects)
-    async with modern(server, wire) as client:
+    async with modern_http(server, wire) as client:
         first = await client.post(
             "tools/call", {"name": "greet", "arguments": {}}, capabilities=ELICIT
         )
@@ -386,7 +384,7 @@ async def test_a_state_is_bound_to_its_request_and_to_its_server(wire: WireCheck
     assert other_prompt.error["code"] == -32602
     # Another server (another key) does not open it either.
     stranger = build_server(Effects())
-    async with modern(stranger, wire) as client:
+    async with modern_http(stranger, wire) as client:
         elsewhere = await client.post(
             "tools/call",
             {"name": "greet", "arguments": {}, "inputResponses": answer, "requestState": state},
@@ -411,11 +409,11 @@ async def test_an_expired_state_is_refused() -> None:
 async def test_a_shared_key_lets_another_instance_continue(wire: WireChecker) -> None:
     key = b"a shared secret of the deployment"
     first_instance, second_instance = Effects(), Effects()
-    async with modern(build_server(first_instance, request_state_key=key), wire) as client:
+    async with modern_http(build_server(first_instance, request_state_key=key), wire) as client:
         first = await client.post(
             "tools/call", {"name": "greet", "arguments": {}}, capabilities=ELICIT
         )
-    async with modern(build_server(second_instance, request_state_key=key), wire) as client:
+    async with modern_http(build_server(second_instance, request_state_key=key), wire) as client:
         retry = await client.post(
             "tools/call",
             {
@@ -431,7 +429,7 @@ async def test_a_shared_key_lets_another_instance_continue(wire: WireChecker) ->
 
 async def test_a_retry_without_the_answers_asks_again(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         first = await client.post(
             "tools/call", {"name": "greet", "arguments": {}}, capabilities=ELICIT
         )
@@ -465,7 +463,7 @@ async def test_a_retry_without_the_answers_asks_again(wire: WireChecker) -> None
 
 async def test_answers_carry_over_rounds_and_once_runs_once(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         params: dict[str, Any] = {"name": "two_steps", "arguments": {}}
         answers = {"first": "Ada", "second": "Grace"}
         result: dict[str, Any] = {}
@@ -487,7 +485,7 @@ async def test_answers_carry_over_rounds_and_once_runs_once(wire: WireChecker) -
 
 
 async def test_several_questions_in_one_round(wire: WireChecker) -> None:
-    async with modern(build_server(Effects()), wire) as client:
+    async with modern_http(build_server(Effects()), wire) as client:
         first = await client.post(
             "tools/call", {"name": "everything_at_once", "arguments": {}}, capabilities=ALL
         )
@@ -521,7 +519,7 @@ async def test_several_questions_in_one_round(wire: WireChecker) -> None:
 
 async def test_a_missing_client_capability_is_reported_by_name(wire: WireChecker) -> None:
     effects = Effects()
-    async with modern(build_server(effects), wire) as client:
+    async with modern_http(build_server(effects), wire) as client:
         answer = await client.post("tools/call", {"name": "everything_at_once", "arguments": {}})
         partial = await client.post(
             "tools/call", {"name": "everything_at_once", "arguments": {}}, capabilities=ELICIT
@@ -537,7 +535,7 @@ async def test_a_missing_client_capability_is_reported_by_name(wire: WireChecker
 
 
 async def test_prompts_ask_for_input_too(wire: WireChecker) -> None:
-    async with modern(build_server(Effects()), wire) as client:
+    async with modern_http(build_server(Effects()), wire) as client:
         first = await client.post("prompts/get", {"name": "interview"}, capabilities=ELICIT)
         retry = await client.post(
             "prompts/get",
@@ -556,7 +554,7 @@ async def test_prompts_ask_for_input_too(wire: WireChecker) -> None:
 
 
 async def test_log_messages_only_for_requests_that_ask(wire: WireChecker) -> None:
-    async with modern(build_server(Effects()), wire) as client:
+    async with modern_http(build_server(Effects()), wire) as client:
         silent = await client.post("tools/call", {"name": "chatty", "arguments": {}})
         warned = await client.post(
             "tools/call", {"name": "chatty", "arguments": {}}, log_level="warning"
@@ -692,7 +690,7 @@ async def test_listen_acknowledges_then_delivers_what_was_asked(wire: WireChecke
 
 
 async def test_listening_for_tasks_needs_the_extension(wire: WireChecker) -> None:
-    async with modern(build_server(Effects()), wire) as client:
+    async with modern_http(build_server(Effects()), wire) as client:
         answer = await client.post("subscriptions/listen", {"notifications": {"taskIds": ["t"]}})
     assert answer.status == 400 and answer.error["code"] == -32021
     assert answer.error["data"]["requiredCapabilities"] == {"extensions": {TASKS: {}}}

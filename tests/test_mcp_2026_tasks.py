@@ -17,13 +17,12 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp2026 import TASKS, VERSION, ModernHTTP, asgi_client, envelope
+from mcp2026 import TASKS, VERSION, ModernHTTP, asgi_client, envelope, modern_http, server_wire
 from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
 
 from jsonrpc_core import InternalError
 from jsonrpc_core.http import SSEDecoder
-from mcp_layer import Context, InputRequest, MCPServer
-from mcp_layer._tasks import TaskManager
+from mcp_layer import Context, InputRequest, MCPServer, TaskManager
 
 pytestmark = [pytest.mark.anyio, requires_schema]
 
@@ -85,17 +84,14 @@ def build_server(gate: Gate) -> MCPServer:
 
 @pytest.fixture
 def wire() -> Iterator[WireChecker]:
-    checker = WireChecker(ours={"server"}, revision=VERSION)
-    yield checker
-    checker.assert_clean()
+    yield from server_wire()
 
 
 @asynccontextmanager
 async def serving(gate: Gate, wire: WireChecker) -> AsyncIterator[tuple[ModernHTTP, MCPServer]]:
     server = build_server(gate)
-    async with asgi_client(SchemaCheckingASGI(server.asgi_app(), wire)) as http:
-        with anyio.fail_after(20):
-            yield ModernHTTP(http), server
+    async with modern_http(server, wire) as client:
+        yield client, server
 
 
 async def until(client: ModernHTTP, task_id: str, *statuses: str) -> dict[str, Any]:
@@ -105,7 +101,7 @@ async def until(client: ModernHTTP, task_id: str, *statuses: str) -> dict[str, A
         task: dict[str, Any] = answer.result
         if task["status"] in statuses:
             return task
-        await anyio.sleep(0.01)
+        await anyio.sleep(0.01)  # paces the poll: tasks/get is how a client learns a status
 
 
 def assert_task_shape(task: dict[str, Any]) -> None:

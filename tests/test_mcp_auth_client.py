@@ -1,6 +1,10 @@
 """MCP authorization, client side, piece by piece: challenges, discovery order and
 fallbacks, issuer and ``iss`` checks, PKCE, client authentication, the loopback
-redirect handler. The whole flow is in test_mcp_auth_flow.py."""
+redirect handler. The whole flow is in test_mcp_auth_flow.py.
+
+Tests the private unit `mcp_layer.auth._urls` on purpose: the discovery URL order of each
+issuer shape.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,8 @@
-"""MCP server and client basics, in memory and over stdio."""
+"""MCP server and client basics, in memory and over stdio.
+
+Tests the private unit `mcp_layer._uri_template.UriTemplate` on purpose: its matching
+rules, case by case.
+"""
 
 from __future__ import annotations
 

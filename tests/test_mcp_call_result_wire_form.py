@@ -3,6 +3,9 @@
 A handshake-era ``tools/call`` whose tool returns a ``str``, ``int``, ``float``,
 ``bool`` or ``dict`` answers with a dict written directly (`to_call_tool_wire`)
 instead of a validated `CallToolResult`; on the wire nothing may differ.
+
+Tests the private unit `mcp_layer._results` on purpose: the direct wire form is compared
+with the model's.
 """
 
 from __future__ import annotations

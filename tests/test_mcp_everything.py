@@ -3,6 +3,9 @@ client: what the official conformance suite checks, without npm.
 
 Most tests run in memory; SSE polling and concurrent streams run over Streamable HTTP in
 process (no sockets); one test spawns the server over stdio.
+
+Tests the private unit `mcp_layer._client.with_elicitation_defaults` on purpose: which
+fields of an accept it fills.
 """
 
 from __future__ import annotations

@@ -4,6 +4,9 @@ Tools whose parameters and return are plain types (``str``, ``int``, ``float``,
 ``bool``, lists and string-keyed dicts of those) get their input and output schemas
 written out directly, and their pydantic argument model is built at the first call.
 These tests hold that shortcut to what pydantic generates, key order included.
+
+Tests the private unit `mcp_layer._functions` on purpose: the schemas it writes are
+compared with pydantic's.
 """
 
 from __future__ import annotations

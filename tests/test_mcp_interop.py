@@ -23,11 +23,8 @@ from types import ModuleType
 from typing import Any
 
 import anyio
-import pytest
-
-pytest.importorskip("mcp", reason="the official MCP SDK (PyPI `mcp`, dev extra) is not installed")
-
 import mcp.types as official
+import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.sse import sse_client
 from mcp_schema import SchemaCheckingASGI, WireChecker, requires_schema
@@ -227,44 +224,116 @@ def build_our_server() -> MCPServer:
     return server
 
 
-async def test_official_client_with_our_server_over_streamable_http(
-    ours_serve: WireChecker,
-) -> None:
-    logs: list[tuple[str, Any]] = []
-    progress: list[tuple[float, float | None, str | None]] = []
-    sampled: list[official.CreateMessageRequestParams] = []
-    elicited: list[Any] = []
+class OfficialCallbacks:
+    """The official client's callbacks, recording what our server sent them."""
 
-    async def on_log(params: official.LoggingMessageNotificationParams) -> None:
-        logs.append((params.level, params.data))
+    def __init__(self) -> None:
+        self.logs: list[tuple[str, Any]] = []
+        self.progress: list[tuple[float, float | None, str | None]] = []
+        self.sampled: list[official.CreateMessageRequestParams] = []
+        self.elicited: list[Any] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total, message))
+    async def on_log(self, params: official.LoggingMessageNotificationParams) -> None:
+        self.logs.append((params.level, params.data))
+
+    async def on_progress(self, value: float, total: float | None, message: str | None) -> None:
+        self.progress.append((value, total, message))
 
     async def sampling(
-        context: Any, params: official.CreateMessageRequestParams
+        self, context: Any, params: official.CreateMessageRequestParams
     ) -> official.CreateMessageResult:
-        sampled.append(params)
+        self.sampled.append(params)
         text = official.TextContent(type="text", text="Paris")
         return official.CreateMessageResult(role="assistant", content=text, model="official-m")
 
-    async def elicitation(context: Any, params: Any) -> official.ElicitResult:
-        elicited.append(params)
+    async def elicitation(self, context: Any, params: Any) -> official.ElicitResult:
+        self.elicited.append(params)
         return official.ElicitResult(action="accept", content={"name": "Ada", "age": 36})
 
-    async def roots(context: Any) -> official.ListRootsResult:
+    async def roots(self, context: Any) -> official.ListRootsResult:
         return official.ListRootsResult(roots=[official.Root(uri="file:///work/project")])
 
+
+async def check_official_tools(client: Client, seen: OfficialCallbacks) -> None:
+    """tools/list and tools/call: results, errors, progress and logs."""
+    tools = {t.name: t for t in (await client.list_tools()).tools}
+    assert tools["add"].input_schema["properties"]["a"]["description"] == ("The first addend.")
+    added = await client.call_tool("add", {"a": 40, "b": 2})
+    assert added.structured_content == {"result": 42} and not added.is_error
+    failed = await client.call_tool("fail", {"reason": "nope"})
+    assert failed.is_error
+    assert isinstance(failed.content[0], official.TextContent)
+    assert failed.content[0].text == "ValueError: nope"
+    invalid = await client.call_tool("add", {"a": "x", "b": 1})
+    assert invalid.is_error  # a tool execution error (SEP-1303), not -32602
+
+    await client.set_logging_level("info")
+    stepped = await client.call_tool("steps", {"n": 2}, progress_callback=seen.on_progress)  # type: ignore[arg-type]
+    assert stepped.structured_content == {"result": "2 steps"}
+    assert seen.progress == [(1, 2, "step 1"), (2, 2, "step 2")]
+    assert seen.logs == [("info", "step 1 of 2"), ("info", "step 2 of 2")]
+
+
+async def check_official_client_requests(client: Client, seen: OfficialCallbacks) -> None:
+    """Tools that ask the client: sampling, elicitation, roots."""
+    answer = await client.call_tool("ask_model", {"question": "Capital of France?"})
+    assert answer.structured_content == {"result": "official-m: Paris"}
+    assert seen.sampled[0].max_tokens == 32
+    contact = await client.call_tool("signup", {})
+    assert contact.structured_content == {"result": "accept: Ada 36"}
+    assert isinstance(seen.elicited[0], official.ElicitRequestFormParams)
+    rooted = await client.call_tool("list_client_roots", {})
+    assert rooted.structured_content == {"result": ["file:///work/project"]}
+
+
+async def check_official_resources(client: Client) -> None:
+    """Resources, templates, text and blob contents, and a missing resource."""
+    resources = (await client.list_resources()).resources
+    assert {str(r.uri) for r in resources} == {"test://static", "test://logo.png"}
+    templates = (await client.list_resource_templates()).resource_templates
+    assert [t.uri_template for t in templates] == ["test://items/{item_id}"]
+    text = (await client.read_resource("test://static")).contents[0]
+    assert isinstance(text, official.TextResourceContents)
+    assert text.text == "hello, world" and text.mime_type == "text/plain"
+    blob = (await client.read_resource("test://logo.png")).contents[0]
+    assert isinstance(blob, official.BlobResourceContents)
+    assert base64.b64decode(blob.blob) == PNG
+    with pytest.raises(Exception, match="Resource not found") as missing:
+        await client.read_resource("test://nowhere")
+    assert getattr(missing.value, "code", None) == -32002
+
+
+async def check_official_prompts(client: Client) -> None:
+    """Prompts, a rendered prompt and completion."""
+    prompts = (await client.list_prompts()).prompts
+    assert [(a.name, a.required) for a in prompts[0].arguments or []] == [
+        ("name", True),
+        ("style", False),
+    ]
+    prompt = await client.get_prompt("greet", {"name": "Ada"})
+    assert isinstance(prompt.messages[0].content, official.TextContent)
+    assert prompt.messages[0].content.text == "Say hello to Ada in a plain way."
+    completion = await client.complete(
+        official.PromptReference(type="ref/prompt", name="greet"),
+        {"name": "style", "value": "f"},
+    )
+    assert completion.completion.values == ["formal", "friendly"]
+
+
+async def test_official_client_with_our_server_over_streamable_http(
+    ours_serve: WireChecker,
+) -> None:
+    seen = OfficialCallbacks()
     app = SchemaCheckingASGI(build_our_server().asgi_app(), ours_serve)
     with anyio.fail_after(30):
         async with running_server(app) as base:
             async with Client(
                 f"{base}/mcp",
                 mode="legacy",
-                logging_callback=on_log,
-                sampling_callback=sampling,
-                elicitation_callback=elicitation,
-                list_roots_callback=roots,
+                logging_callback=seen.on_log,
+                sampling_callback=seen.sampling,
+                elicitation_callback=seen.elicitation,
+                list_roots_callback=seen.roots,
             ) as client:
                 assert client.protocol_version == "2025-11-25"
                 assert client.server_info is not None
@@ -272,62 +341,10 @@ async def test_official_client_with_our_server_over_streamable_http(
                 assert client.instructions == "Served by rpcweave."
                 capabilities = client.server_capabilities
                 assert capabilities.logging is not None and capabilities.completions is not None
-
-                tools = {t.name: t for t in (await client.list_tools()).tools}
-                assert tools["add"].input_schema["properties"]["a"]["description"] == (
-                    "The first addend."
-                )
-                added = await client.call_tool("add", {"a": 40, "b": 2})
-                assert added.structured_content == {"result": 42} and not added.is_error
-                failed = await client.call_tool("fail", {"reason": "nope"})
-                assert failed.is_error
-                assert isinstance(failed.content[0], official.TextContent)
-                assert failed.content[0].text == "ValueError: nope"
-                invalid = await client.call_tool("add", {"a": "x", "b": 1})
-                assert invalid.is_error  # a tool execution error (SEP-1303), not -32602
-
-                await client.set_logging_level("info")
-                stepped = await client.call_tool("steps", {"n": 2}, progress_callback=on_progress)  # type: ignore[arg-type]
-                assert stepped.structured_content == {"result": "2 steps"}
-                assert progress == [(1, 2, "step 1"), (2, 2, "step 2")]
-                assert logs == [("info", "step 1 of 2"), ("info", "step 2 of 2")]
-
-                answer = await client.call_tool("ask_model", {"question": "Capital of France?"})
-                assert answer.structured_content == {"result": "official-m: Paris"}
-                assert sampled[0].max_tokens == 32
-                contact = await client.call_tool("signup", {})
-                assert contact.structured_content == {"result": "accept: Ada 36"}
-                assert isinstance(elicited[0], official.ElicitRequestFormParams)
-                rooted = await client.call_tool("list_client_roots", {})
-                assert rooted.structured_content == {"result": ["file:///work/project"]}
-
-                resources = (await client.list_resources()).resources
-                assert {str(r.uri) for r in resources} == {"test://static", "test://logo.png"}
-                templates = (await client.list_resource_templates()).resource_templates
-                assert [t.uri_template for t in templates] == ["test://items/{item_id}"]
-                text = (await client.read_resource("test://static")).contents[0]
-                assert isinstance(text, official.TextResourceContents)
-                assert text.text == "hello, world" and text.mime_type == "text/plain"
-                blob = (await client.read_resource("test://logo.png")).contents[0]
-                assert isinstance(blob, official.BlobResourceContents)
-                assert base64.b64decode(blob.blob) == PNG
-                with pytest.raises(Exception, match="Resource not found") as missing:
-                    await client.read_resource("test://nowhere")
-                assert getattr(missing.value, "code", None) == -32002
-
-                prompts = (await client.list_prompts()).prompts
-                assert [(a.name, a.required) for a in prompts[0].arguments or []] == [
-                    ("name", True),
-                    ("style", False),
-                ]
-                prompt = await client.get_prompt("greet", {"name": "Ada"})
-                assert isinstance(prompt.messages[0].content, official.TextContent)
-                assert prompt.messages[0].content.text == "Say hello to Ada in a plain way."
-                completion = await client.complete(
-                    official.PromptReference(type="ref/prompt", name="greet"),
-                    {"name": "style", "value": "f"},
-                )
-                assert completion.completion.values == ["formal", "friendly"]
+                await check_official_tools(client, seen)
+                await check_official_client_requests(client, seen)
+                await check_official_resources(client)
+                await check_official_prompts(client)
                 await client.send_ping()
 
     assert ours_serve.checked["CallToolResult"] == 7

@@ -18,6 +18,9 @@ What is proven here:
 The schema lives outside the repository; tests/_specs.py finds it (``$RPCWEAVE_SPECS`` or
 ``../shared/specs``). Tests that need it are skipped and counted when it is absent, and
 fail under CI.
+
+Tests the private unit `mcp_layer._methods` on purpose: the method tables are checked
+against the schema's request and notification unions.
 """
 
 from __future__ import annotations
@@ -49,9 +52,9 @@ from jsonrpc_core import (
     ServerError,
     encode,
 )
+from mcp_layer import MCP_ERRORS, ResourceNotFound, URLElicitationRequired
 from mcp_layer import _methods as M
 from mcp_layer import types as T
-from mcp_layer._errors import MCP_ERRORS, ResourceNotFound, URLElicitationRequired
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = "mcp/2025-11-25/schema.json"

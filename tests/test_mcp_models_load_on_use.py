@@ -5,6 +5,9 @@ submodules) load on first use: through `mcp_layer.types` (PEP 562), through the
 descriptors of `mcp_layer._methods` that need them, and where `Context` asks the client.
 Each check that counts modules runs in a fresh interpreter, so what this process
 imported does not count.
+
+Tests the private units `mcp_layer._types` and `_methods` on purpose: which of their
+modules load, and when, is the behaviour under test.
 """
 
 from __future__ import annotations

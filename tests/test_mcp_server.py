@@ -119,6 +119,16 @@ def build_server(probe: Probe, **options: Any) -> MCPServer:
         **options,
     )
 
+    _add_value_tools(server, probe)
+    _add_progress_and_logging_tools(server, probe)
+    _add_client_request_tools(server)
+    _add_resources_prompts_and_completion(server, probe)
+    return server
+
+
+def _add_value_tools(server: MCPServer, probe: Probe) -> None:
+    """Tools that compute a value: plain results, content blocks, errors, threads."""
+
     @server.tool()
     def add(a: int, b: int) -> int:
         """Add two integers.
@@ -180,6 +190,10 @@ def build_server(probe: Probe, **options: Any) -> MCPServer:
         probe.thread_ids["inline"] = threading.get_ident()
         return x * 3
 
+
+def _add_progress_and_logging_tools(server: MCPServer, probe: Probe) -> None:
+    """Tools that use the request context: cancellation, progress, logging."""
+
     @server.tool()
     async def wait_forever(ctx: Context) -> str:
         """Never returns on its own; records that it was cancelled."""
@@ -207,6 +221,10 @@ def build_server(probe: Probe, **options: Any) -> MCPServer:
         await ctx.warning("warning line")
         await ctx.error("error line")
         return "logged"
+
+
+def _add_client_request_tools(server: MCPServer) -> None:
+    """Tools that ask the client: sampling, elicitation, roots, its identity."""
 
     @server.tool()
     async def ask_model(ctx: Context, question: str) -> str:
@@ -259,6 +277,10 @@ def build_server(probe: Probe, **options: Any) -> MCPServer:
             "capabilities": sorted(capabilities),
         }
 
+
+def _add_resources_prompts_and_completion(server: MCPServer, probe: Probe) -> None:
+    """The resources, prompts and completion handler, and the roots-changed hook."""
+
     @server.resource("test://static", mime_type="text/plain", description="A greeting.")
     def static() -> str:
         return "hello, world"
@@ -303,7 +325,6 @@ def build_server(probe: Probe, **options: Any) -> MCPServer:
         probe.roots_changed.set()
 
     server.on_roots_changed = roots_changed
-    return server
 
 
 @pytest.fixture

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
+import _required
 import anyio
 import pytest
 from fixtures.cli_helpers import PY, run_cli
@@ -42,9 +42,7 @@ Capture = pytest.CaptureFixture[str]
 @pytest.fixture(scope="module")
 def everything() -> list[str]:
     """The command that starts the everything server over stdio (installed on first use)."""
-    npm, node = shutil.which("npm"), shutil.which("node")
-    if npm is None or node is None:
-        pytest.skip("npm/node are not available: the server-everything tests cannot run")
+    node, npm = _required.node_and_npm("the server-everything tests")
     wanted = json.loads((FIXTURES / "package.json").read_text())["dependencies"]
     manifest = PACKAGE / "package.json"
     installed = json.loads(manifest.read_text())["version"] if manifest.exists() else None

@@ -4,6 +4,9 @@ The session answers with a dict that must encode byte for byte as the model woul
 same members, same order, every kind of tool, every page. Building the model would
 cost its own validator and serializer (each with a copy of `Tool`'s) for nothing; that
 a serving process never builds it is checked in ``test_http_server_loads_features_on_use.py``.
+
+Tests the private unit `mcp_layer._era.RequestScope` on purpose: the direct ``tools/list``
+answer is built in a request scope and compared with the model's.
 """
 
 from __future__ import annotations
@@ -14,8 +17,7 @@ from typing import Any
 import pydantic
 import pytest
 
-from jsonrpc_core import Response
-from jsonrpc_core._wire import encode
+from jsonrpc_core import Response, encode
 from mcp_layer import MCPServer, ServerSession
 from mcp_layer._era import RequestScope
 from mcp_layer.types import (

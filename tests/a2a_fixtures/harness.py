@@ -1,20 +1,37 @@
-"""Shared helpers of the A2A tests: cards, an in-process server, raw wire calls."""
+"""Shared helpers of the A2A tests: cards, an in-process server, raw wire calls, stores."""
 
 from __future__ import annotations
 
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import httpx
 
-from a2a_layer import A2AServer
+from a2a_layer import A2AServer, InMemoryTaskStore, SQLiteTaskStore, TaskStore
 from a2a_layer.types import AgentCapabilities, AgentCard, AgentExtension, AgentSkill
 from jsonrpc_core.http import SSEDecoder
 from jsonrpc_core.testing import StreamingASGITransport
 
 BASE = "http://127.0.0.1"
+
+STORE_KINDS = ("memory", "sqlite")
+"""The task stores every store test runs against (see `empty_store`)."""
+
+
+@asynccontextmanager
+async def empty_store(kind: str, folder: Path) -> AsyncIterator[TaskStore]:
+    """An empty task store of ``kind`` (one of `STORE_KINDS`; SQLite's file in ``folder``)."""
+    if kind == "memory":
+        yield InMemoryTaskStore()
+        return
+    sqlite = await SQLiteTaskStore.open(folder / "tasks.db")
+    try:
+        yield sqlite
+    finally:
+        await sqlite.aclose()
 
 
 def make_card(

@@ -76,7 +76,7 @@ class LifecycleAgent:
             return schema.PromptResponse(stop_reason="cancelled")
         elif text == "stubborn":
             await self.say(session_id, "working")
-            await asyncio.sleep(60)
+            await asyncio.sleep(60)  # a turn that ignores session/cancel: it outlives the test
         elif text == "stderr":
             print("stderr-line-1", file=sys.stderr, flush=True)
             print("stderr-line-2", file=sys.stderr, flush=True)
