@@ -313,16 +313,34 @@ class ClientEra:
             extensions.setdefault(TASKS_EXTENSION, {})
         return declared
 
+    _envelope: tuple[tuple[Any, ...], dict[str, Any]] | None = None
+    """The last envelope made, and what it was made of (`envelope`)."""
+
     def envelope(self) -> dict[str, Any]:
-        """The ``_meta`` members of a 2026-era request."""
+        """The ``_meta`` members of a 2026-era request (a new dict each time; its
+        members are made again only when what they are made of was set anew)."""
+        info, capabilities = self.client_info, self.capabilities
+        made_of = (
+            self.modern_version,
+            self.log_level,
+            self.tasks,
+            info,
+            capabilities,
+            info.__dict__,
+            capabilities.__dict__,
+        )
+        cached = self._envelope
+        if cached is not None and cached[0] == made_of:
+            return dict(cached[1])
         meta: dict[str, Any] = {
             PROTOCOL_VERSION_META_KEY: self.modern_version or LATEST_MODERN_VERSION,
-            CLIENT_INFO_META_KEY: dump(self.client_info),
+            CLIENT_INFO_META_KEY: dump(info),
             CLIENT_CAPABILITIES_META_KEY: self.modern_capabilities(),
         }
         if self.log_level is not None:
             meta[LOG_LEVEL_META_KEY] = self.log_level
-        return meta
+        self._envelope = ((*made_of[:5], dict(info.__dict__), dict(capabilities.__dict__)), meta)
+        return dict(meta)
 
     def _message_headers(self, payload: Message | list[Message]) -> dict[str, str]:
         if not isinstance(payload, Request):

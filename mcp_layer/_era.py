@@ -180,6 +180,56 @@ _CAPABILITIES = ValidatedOnce(ClientCapabilities)
 _CLIENT_INFO = ValidatedOnce(Implementation)
 
 
+class _ClientsSeen:
+    """``(clientCapabilities, clientInfo)`` models by the compact JSON of the raw pair.
+
+    A 2026-era client sends the same pair on every request: one encoding and one
+    lookup per request find both models (`ValidatedOnce` makes them on a miss). At most
+    ``size`` pairs are kept (then the table starts again); a pair whose capabilities
+    fail validation is never kept.
+    """
+
+    __slots__ = ("_pairs", "size")
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._pairs: dict[bytes, tuple[ClientCapabilities, Implementation | None]] = {}
+
+    def models(self, raw: Any, raw_info: Any) -> tuple[ClientCapabilities, Implementation | None]:
+        """The capabilities (-32602 if invalid) and client info (``None`` if absent or
+        invalid) of one request."""
+        try:
+            key = pydantic_core.to_json((raw, raw_info))
+        except (pydantic_core.PydanticSerializationError, ValueError):
+            return _validate_pair(raw, raw_info)  # not JSON (an in-process caller)
+        found = self._pairs.get(key)
+        if found is None:
+            found = _validate_pair(raw, raw_info)
+            if len(self._pairs) >= self.size:
+                self._pairs.clear()
+            self._pairs[key] = found
+        return found
+
+
+def _validate_pair(raw: Any, raw_info: Any) -> tuple[ClientCapabilities, Implementation | None]:
+    try:
+        capabilities = _CAPABILITIES.validate(raw)
+    except pydantic.ValidationError:
+        raise InvalidParams(
+            f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} is not a ClientCapabilities"
+        ) from None
+    info: Implementation | None = None
+    if raw_info is not None:
+        try:
+            info = _CLIENT_INFO.validate(raw_info)
+        except pydantic.ValidationError:
+            info = None  # self-reported and for display only: never a reason to refuse
+    return capabilities, info
+
+
+_CLIENTS = _ClientsSeen()
+
+
 @dataclass(slots=True)
 class RequestScope:
     """What one request tells about its era and its client.
@@ -200,19 +250,7 @@ class RequestScope:
         """The scope of a modern request that passed `check_modern_request`."""
         meta: dict[str, Any] = params["_meta"]
         raw = meta[CLIENT_CAPABILITIES_META_KEY]
-        try:
-            capabilities = _CAPABILITIES.validate(raw)
-        except pydantic.ValidationError:
-            raise InvalidParams(
-                f"Invalid params: {CLIENT_CAPABILITIES_META_KEY} is not a ClientCapabilities"
-            ) from None
-        info: Implementation | None = None
-        raw_info = meta.get(CLIENT_INFO_META_KEY)
-        if raw_info is not None:
-            try:
-                info = _CLIENT_INFO.validate(raw_info)
-            except pydantic.ValidationError:
-                info = None  # self-reported and for display only: never a reason to refuse
+        capabilities, info = _CLIENTS.models(raw, meta.get(CLIENT_INFO_META_KEY))
         level = meta.get(LOG_LEVEL_META_KEY)
         return cls(
             modern=True,

@@ -135,6 +135,7 @@ class MCPServer:
         self.identify = identify
         self.tasks: TaskManager | None = tasks
         self.modern = modern
+        self._server_info: tuple[Implementation, dict[str, Any], dict[str, Any]] | None = None
 
     # -- declaring ---------------------------------------------------------------------
 
@@ -382,11 +383,15 @@ class MCPServer:
         """``serverInfo`` as 2026-era results carry it in ``_meta`` (``None``: not sent)."""
         if not self.identify:
             return None
-        implementation = self.implementation  # `model_dump` without its wrapper (per result)
-        info: dict[str, Any] = implementation.__pydantic_serializer__.to_python(
-            implementation, by_alias=True, exclude_none=True, mode="json"
-        )
-        return info
+        implementation = self.implementation
+        fields = implementation.__dict__
+        cached = self._server_info
+        # Dumped again only when `implementation` or one of its fields was set anew (a
+        # result shares the dump, as it would share the model: read it, do not change it).
+        if cached is None or cached[0] is not implementation or cached[1] != fields:
+            info = _dump_implementation(implementation)
+            cached = self._server_info = (implementation, dict(fields), info)
+        return cached[2]
 
     def cache_hints(self, result_type: type[CacheableResult]) -> tuple[int, CacheScope]:
         """``(ttlMs, cacheScope)`` for a cacheable 2026-era result of ``result_type``."""
@@ -551,6 +556,14 @@ class MCPServer:
         from jsonrpc_core import serve
 
         serve(self.asgi_app(**app_options), host=host, port=port)
+
+
+def _dump_implementation(implementation: Implementation) -> dict[str, Any]:
+    """`model_dump(by_alias=True, exclude_none=True, mode="json")` without its wrapper."""
+    info: dict[str, Any] = implementation.__pydantic_serializer__.to_python(
+        implementation, by_alias=True, exclude_none=True, mode="json"
+    )
+    return info
 
 
 def _sealer(key: bytes | str | None, ttl: float) -> RequestStateSealer:

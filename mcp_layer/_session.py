@@ -137,6 +137,9 @@ class ServerSession(FeatureHandlers):
         self.subscriptions = set()
         self.peer = None
         self.task_group: anyio.abc.TaskGroup | None = None
+        # The request `_gate` last found modern: its handler asks `scope` right after
+        # (no checkpoint between them), which then need not read its `_meta` again.
+        self._gated_modern: RequestContext | None = None
         self.registry = self._build_registry()
 
     def _build_registry(self) -> MethodRegistry:
@@ -241,6 +244,9 @@ class ServerSession(FeatureHandlers):
 
     def scope(self, ctx: RequestContext) -> RequestScope:
         """The era of a request and what it says about its client."""
+        if self._gated_modern is ctx:  # `_gate` decided it (once per request)
+            self._gated_modern = None
+            return RequestScope.from_envelope(ctx.raw_params)
         if self.server.modern and is_modern(ctx.method, ctx.raw_params, ctx.info):
             return RequestScope.from_envelope(ctx.raw_params)
         return self.legacy_scope(ctx)
@@ -252,7 +258,9 @@ class ServerSession(FeatureHandlers):
             check_modern_request(
                 request.method, request.params, tasks=self.server.tasks is not None
             )
+            self._gated_modern = ctx
             return
+        self._gated_modern = None
         if self.initialized or request.method in ("initialize", "ping"):
             return
         raise InvalidRequest(f"Invalid request: {request.method!r} sent before initialization")

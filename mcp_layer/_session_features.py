@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
+from inspect import isawaitable
 from typing import TYPE_CHECKING, Any, cast
 
 from jsonrpc_core import InvalidParams, JsonRpcError, Peer, RequestContext
@@ -173,7 +174,15 @@ class FeatureHandlers:
         if signature.context_param is not None:
             kwargs[signature.context_param] = context or _new_context(self, ctx, scope, inputs)
         try:
-            value = await call(signature.func, kwargs, in_thread=entry.run_in_thread)
+            func = signature.func
+            if signature.is_async:  # known since the tool was declared: no test per call
+                value = await func(**kwargs)
+            elif entry.run_in_thread:
+                value = await call(func, kwargs, in_thread=True)
+            else:
+                value = func(**kwargs)
+                if isawaitable(value):  # a plain function may still hand back an awaitable
+                    value = await value
         except JsonRpcError as exc:
             if exc.received:
                 # The client refused a request the tool made (sampling, elicitation):
