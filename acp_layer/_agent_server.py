@@ -22,7 +22,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, get_args
+from typing import TYPE_CHECKING, Any, get_args
 
 import anyio
 
@@ -36,7 +36,6 @@ from jsonrpc_core import (
     Request,
     RequestContext,
     RequestType,
-    WireTap,
     stdio_server,
 )
 
@@ -54,6 +53,9 @@ from ._rpc import (
     stop_serving,
 )
 from ._telemetry import ACP_AGENT_TELEMETRY
+
+if TYPE_CHECKING:
+    from jsonrpc_core import WireTap  # the wire tap loads only where one is given
 
 __all__ = ["run_agent_stdio", "serve_agent"]
 

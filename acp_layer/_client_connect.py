@@ -10,11 +10,11 @@ from __future__ import annotations
 import os
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
 
-from jsonrpc_core import DEFAULT_MAX_MESSAGE_SIZE, MessageStream, Peer, WireTap, spawn_stdio
+from jsonrpc_core import DEFAULT_MAX_MESSAGE_SIZE, MessageStream, Peer, spawn_stdio
 
 from . import schema as s
 from ._auth import (
@@ -31,6 +31,9 @@ from ._client_server import ClientServer
 from ._errors import ACP_ERRORS
 from ._rpc import cancel_request_message
 from ._telemetry import ACP_CLIENT_TELEMETRY
+
+if TYPE_CHECKING:
+    from jsonrpc_core import WireTap  # the wire tap loads only where one is given
 
 __all__ = ["connect_agent", "spawn_agent"]
 

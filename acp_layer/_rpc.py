@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Coroutine
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 
@@ -33,11 +33,13 @@ from jsonrpc_core import (
     RequestId,
     Response,
     TransportError,
-    WireTap,
 )
 
 from ._methods import CANCEL_REQUEST
 from .schema import CancelRequestNotification
+
+if TYPE_CHECKING:
+    from jsonrpc_core import WireTap  # the wire tap loads only where one is given
 
 __all__ = [
     "CapabilityError",

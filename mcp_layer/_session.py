@@ -46,7 +46,6 @@ from jsonrpc_core import (
     RequestId,
     RequestType,
 )
-from jsonrpc_core.http import HTTPRequestInfo
 
 from ._disconnect import unless_disconnected
 from ._era import RequestScope, check_modern_request, is_modern, original_request_id
@@ -295,6 +294,8 @@ class ServerSession(FeatureHandlers):
         return EmptyResult()
 
     def _cancelled(self, params: CancelledNotificationParams, ctx: RequestContext) -> None:
+        from jsonrpc_core.http import HTTPRequestInfo  # here: a stdio server never loads HTTP
+
         if isinstance(ctx.info, HTTPRequestInfo) and ctx.info.session_id is None:
             # A POST without a session shares its connection with every other client,
             # under remapped ids: a client-chosen id could name someone else's request.
