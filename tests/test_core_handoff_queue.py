@@ -128,6 +128,41 @@ async def test_an_item_survives_a_receiver_cancelled_after_its_wake_up(kind: str
     assert got == ["x"]
 
 
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])  # Task.cancel is asyncio's
+async def test_a_receiver_cancelled_by_task_cancel_after_its_wake_up_passes_the_item_on(
+    anyio_backend: str,
+) -> None:
+    """anyio never cancels a task whose wake-up is already delivered, but asyncio's own
+    ``Task.cancel`` (``asyncio.wait_for``, a user's ``task.cancel()``) does: the woken
+    receiver then leaves without its item, and the queue wakes the next receiver for it.
+    (An anyio memory object stream loses the item in this case.)"""
+    import asyncio
+
+    queue: HandoffQueue[str] = HandoffQueue(4)
+    got: list[str] = []
+
+    async def take() -> None:
+        try:
+            got.append(await queue.receive())
+        except anyio.EndOfStream:
+            pass
+
+    first = asyncio.ensure_future(take())
+    await anyio.wait_all_tasks_blocked()
+    second = asyncio.ensure_future(take())
+    await anyio.wait_all_tasks_blocked()
+    queue.send_nowait("x")  # wakes the first receiver...
+    first.cancel()  # ...which is cancelled before it runs again
+    with anyio.fail_after(TIMEOUT):
+        await asyncio.gather(first, return_exceptions=True)
+        await anyio.wait_all_tasks_blocked()
+        assert got == ["x"]  # the second receiver has it, not the close below
+        queue.close()
+        await second
+    assert first.cancelled()
+    assert got == ["x"]
+
+
 async def test_a_queued_item_is_taken_without_a_scheduling_point() -> None:
     queue: HandoffQueue[int] = HandoffQueue(4)
     queue.send_nowait(1)
