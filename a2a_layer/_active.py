@@ -318,10 +318,15 @@ class ActiveTasks:
         if self.push is not None:
             async with active.lock:
                 self.push.publish(run.tenant, task.id, trusted(StreamResponse, task=task))
+        streamed = bool(run.listeners)
         for sub in run.listeners:
             await self.add_subscriber(active, sub, settled=False)
         run.listeners.clear()
         run.first.set()
+        if streamed:
+            # The streams' consumers take the new task before the agent goes on: a stream
+            # then starts with one burst of the agent's events at most behind it, not two.
+            await anyio.lowlevel.checkpoint()
         return active
 
 

@@ -45,6 +45,7 @@ __all__ = [
     "body_chunk",
     "stream_route_events",
     "wait_or_disconnect",
+    "watch_for",
 ]
 
 _SSE_HEADERS = {
@@ -99,20 +100,20 @@ class SSEWriter:
         before: Sequence[bytes] = (),
         skip_ids: frozenset[str] = frozenset(),
         disconnected: anyio.Event | None = None,
+        watched: bool = False,
     ) -> None:
         """Stream ``queue`` (consumer ``generation`` of ``outbox``) as SSE; ``prime``
         starts with an id-only event (``priming_id`` if one was stored already) when
-        there is an event store."""
+        there is an event store. ``watched``: the caller guards this call with a
+        `DisconnectWatch` of its own (`watch_for` of ``outbox``), so none is started here."""
         raw_headers = _sse_headers(headers)
         # Everything is queued already (a quick answer): write it all at once, with
         # nothing left to watch the client for.
         complete = outbox.done.is_set() and not outbox.standalone
-
-        def on_disconnect() -> None:
-            if disconnected is not None and not outbox.done.is_set():
-                disconnected.set()
-
-        async with DisconnectWatch(receive, on_disconnect, enabled=not complete):
+        watch = DisconnectWatch(
+            receive, _disconnect_handler(outbox, disconnected), enabled=not (complete or watched)
+        )
+        async with watch:
             if not complete:
                 await send({"type": "http.response.start", "status": 200, "headers": raw_headers})
             # The stream begins at once (priming event or comment), then goes on with
@@ -190,6 +191,28 @@ class SSEWriter:
             outbox.detach_if_current(generation)
             session.active_requests -= 1
             session.touch()
+
+
+def watch_for(
+    outbox: Outbox, receive: ASGIReceive, disconnected: anyio.Event | None, *, enabled: bool
+) -> DisconnectWatch:
+    """The watch (if ``enabled``) of a response that writes ``outbox``: a client that
+    leaves before the outbox is done sets ``disconnected`` (its handler stops), and the
+    block is cancelled."""
+    return DisconnectWatch(receive, _disconnect_handler(outbox, disconnected), enabled=enabled)
+
+
+def _disconnect_handler(
+    outbox: Outbox, disconnected: anyio.Event | None
+) -> Callable[[], None] | None:
+    if disconnected is None:
+        return None
+
+    def on_disconnect() -> None:
+        if not outbox.done.is_set():
+            disconnected.set()
+
+    return on_disconnect
 
 
 async def _drain(

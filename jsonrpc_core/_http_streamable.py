@@ -37,7 +37,7 @@ from ._http_sessions import (
     SessionTable,
     shared_store_of,
 )
-from ._http_sse_writer import EventQueue, SSEWriter, wait_or_disconnect
+from ._http_sse_writer import EventQueue, SSEWriter, wait_or_disconnect, watch_for
 from ._transport import Received
 from ._wire import ErrorResponse, Incoming, InvalidMessage, Request, encode
 
@@ -250,20 +250,28 @@ class StreamableHTTPHandler:
             )
             return
         assert queue is not None
-        if mode == "auto" and not isinstance(payload, list):
-            if await self._answer_deferred(send, receive, outbox, headers, info):
+        deferred = mode == "auto" and not isinstance(payload, list)
+        # The "auto" mode's wait and the stream after it are guarded by one watch: the
+        # stream then starts in the very turn its first event wakes this task. (A watch
+        # ended and another begun take turns of the event loop, in which an agent's
+        # burst of events can complete the whole stream before its response starts.)
+        # With the first message here already there is no wait, and no watch yet.
+        waits = deferred and not outbox.progressed.is_set()
+        async with watch_for(outbox, receive, info.disconnected, enabled=waits):
+            if deferred and await self._answer_deferred(send, outbox, headers, info):
                 return
-        await self._writer.write(
-            send,
-            receive,
-            outbox,
-            queue,
-            headers,
-            generation=generation,
-            prime=True,
-            priming_id=priming_id,
-            disconnected=info.disconnected,
-        )
+            await self._writer.write(
+                send,
+                receive,
+                outbox,
+                queue,
+                headers,
+                generation=generation,
+                prime=True,
+                priming_id=priming_id,
+                disconnected=info.disconnected,
+                watched=waits,
+            )
 
     def _response_mode(self, requests: list[Request], info: HTTPRequestInfo) -> ResponseMode:
         hook = self._options.response_mode
@@ -399,19 +407,16 @@ class StreamableHTTPHandler:
     async def _answer_deferred(
         self,
         send: ASGISend,
-        receive: ASGIReceive,
         outbox: Outbox,
         headers: dict[str, str],
         info: HTTPRequestInfo,
     ) -> bool:
-        """The ``"auto"`` response mode: ``True`` if the request was answered as JSON
-        (its answer came first) or the client left; ``False`` to go on with SSE."""
+        """The ``"auto"`` response mode, inside the caller's disconnect watch: ``True``
+        if the request was answered as JSON (its answer came first); ``False`` to go on
+        with SSE."""
         if not outbox.progressed.is_set():
             with anyio.move_on_after(self._options.sse_defer_timeout):
-                if await wait_or_disconnect(outbox.progressed.wait, receive):
-                    if info.disconnected is not None:
-                        info.disconnected.set()
-                    return True
+                await outbox.progressed.wait()
         if not (outbox.done.is_set() and outbox.delivered == 1 and outbox.first_data):
             return False
         if outbox.carries_stream and not isinstance(outbox.first_payload, ErrorResponse):
