@@ -15,6 +15,7 @@ the agent had emitted when the response started, and the body messages it was se
 from __future__ import annotations
 
 import json
+from collections.abc import MutableMapping
 from typing import Any
 
 import anyio
@@ -88,7 +89,7 @@ async def test_a_burst_of_events_is_streamed_from_its_first_turn(anyio_backend: 
         await response_ended.wait()  # the client stays until the response is complete
         return {"type": "http.disconnect"}
 
-    async def send(asgi_message: dict[str, Any]) -> None:
+    async def send(asgi_message: MutableMapping[str, Any]) -> None:
         if asgi_message["type"] == "http.response.start":
             emitted_at_start.append(agent.emitted)
         sent.append(asgi_message)
