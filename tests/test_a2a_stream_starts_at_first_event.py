@@ -76,7 +76,7 @@ async def test_a_burst_of_events_is_streamed_from_its_first_turn(anyio_backend: 
     agent = BurstAgent()
     server = A2AServer(make_card(), agent)
     body = json.dumps(rpc_body("SendStreamingMessage", {"message": message("go", "m-1")}))
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
     emitted_at_start: list[int] = []
     response_ended = anyio.Event()
     request_read = False
