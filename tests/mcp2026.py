@@ -4,6 +4,9 @@
 headers 2026-07-28 asks for (``MCP-Protocol-Version``, ``Mcp-Method``, ``Mcp-Name``),
 any of which a test may override or drop, and returns what came back: the HTTP status
 and every JSON-RPC message of the answer (one for JSON, several for SSE).
+
+Uses the private unit `mcp_layer._headers.request_headers` on purpose: the tests build
+the headers our client would send and then override or drop single ones.
 """
 
 from __future__ import annotations

@@ -2,6 +2,9 @@
 capabilities and info are found with one encoding, the server's ``serverInfo`` is
 dumped once per server (not per result), and the client makes its envelope once per
 session (not per request), while a change to what they are made of still shows up.
+
+Tests the private units `mcp_layer._era`, `_client_era` and `_server` on purpose: the
+counts are of their internal steps, which no public API shows.
 """
 
 from __future__ import annotations

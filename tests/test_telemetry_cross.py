@@ -1,7 +1,11 @@
 """One trace across the three protocols: an ACP agent handling ``session/prompt`` calls
 an MCP tool and sends an A2A message, in process and across real processes (the MCP
 server a stdio child, the A2A agent an HTTP server in another process); and
-``rpcweave demo --otel`` prints that trace as a tree."""
+``rpcweave demo --otel`` prints that trace as a tree.
+
+Tests the private unit `rpcweave._demo_otel` on purpose: the CLI's demo is not a library
+API, and its pieces are driven in process here.
+"""
 
 from __future__ import annotations
 

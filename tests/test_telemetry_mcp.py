@@ -1,6 +1,10 @@
 """OpenTelemetry spans of MCP: names, kinds, attributes and links per the GenAI semantic
 conventions for MCP, errors, progress as span events, and the trace context carried in
-``params._meta`` both ways (client to server, and a server's request to the client)."""
+``params._meta`` both ways (client to server, and a server's request to the client).
+
+Uses the private `mcp_layer._telemetry.MCP_CLIENT_TELEMETRY` on purpose: one test puts
+the layer's client conventions on a bare core `Peer` to see what it injects.
+"""
 
 from __future__ import annotations
 

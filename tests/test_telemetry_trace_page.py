@@ -1,7 +1,11 @@
 """OpenTelemetry spans on the trace page (``--trace``): the spans as a tree (name, kind,
 duration, protocol, trace and span ids), the MCP and ACP messages that carry a
 ``traceparent`` linked to the span that sent them and back, still offline; span records
-from the SDK and their collection while a recording is open."""
+from the SDK and their collection while a recording is open.
+
+Tests the private units `rpcweave._trace_html` and `_trace_spans` on purpose: trace
+drawing is the CLI's own, with no library API.
+"""
 
 from __future__ import annotations
 
