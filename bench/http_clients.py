@@ -5,7 +5,7 @@ rpcweave server, with only the HTTP client changed, plugged in the way a user wo
 (``connect_http(url, client=...)``, ``A2AClient.connect(url, http=...)``), each built
 with its defaults and a 30 s timeout:
 
-* ``rpcweave HTTP1Transport``: `jsonrpc_core.new_async_client` (httpx's client on
+* ``rpcweave HTTP1Transport``: `jsonrpc_core.http.new_async_client` (httpx's client on
   rpcweave's own keep-alive pool and httptools parser), what the stack makes by default;
 * ``httpx + httpcore``: a stock ``httpx.AsyncClient`` (httpx 0.28, httpcore 1, h11);
 * ``httpx2 + httpcore2``: ``httpx2.AsyncClient`` (Pydantic's continuation), which the
@@ -83,7 +83,7 @@ class Client:
 
 
 def _ours() -> Any:
-    from jsonrpc_core import new_async_client
+    from jsonrpc_core.http import new_async_client
 
     return new_async_client(timeout=TIMEOUT)
 
