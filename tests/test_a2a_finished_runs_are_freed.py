@@ -7,13 +7,11 @@ large task store would otherwise cost every later call.
 
 from __future__ import annotations
 
-import gc
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
+from _garbage import cyclic_garbage
 from a2a_fixtures.harness import make_card, message
 
 from a2a_layer import A2AServer, CallInfo, ExecutionContext, TaskUpdater
@@ -29,21 +27,6 @@ async def chunks(context: ExecutionContext, updater: TaskUpdater) -> None:
     for i in range(1, int(context.text)):
         await updater.add_artifact(str(i), artifact_id=artifact_id, append=True)
     await updater.complete()
-
-
-@contextmanager
-def cyclic_garbage() -> Iterator[list[Any]]:
-    """Everything the cycle collector would free, made during the block."""
-    gc.collect()
-    found: list[Any] = []
-    gc.set_debug(gc.DEBUG_SAVEALL)
-    try:
-        yield found
-        gc.collect()
-        found.extend(gc.garbage)
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
 
 
 def _params(text: str) -> dict[str, Any]:
