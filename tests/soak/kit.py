@@ -51,7 +51,11 @@ def all_descriptors() -> list[tuple[str, Descriptor]]:
         ("acp-unstable", acp_unstable),
         ("a2a", a2a_methods),
     ):
-        for value in vars(module).values():
+        # Every name, the lazily exported ones too (`install_lazy_exports`): `vars` alone
+        # holds only those something asked for already, so the list (and the tests made
+        # from it) would depend on which test modules were imported before.
+        names = [*vars(module), *getattr(module, "__all__", ())]
+        for value in (getattr(module, name) for name in dict.fromkeys(names)):
             if isinstance(value, (RequestType, NotificationType)) and id(value) not in seen:
                 if value.params_type is None:
                     continue
