@@ -37,7 +37,7 @@ pytest: setup specs
 test: lint typecheck pytest
 
 # The descriptor modules of the A2A gRPC binding, from a2a_layer/_grpc/*.proto (needs
-# grpcio-tools, a dev dependency; tests/test_a2a_grpc_proto.py checks they are current).
+# grpcio-tools, a dev dependency; tests/a2a_layer/test_a2a_grpc_proto.py checks they are current).
 grpc-proto: setup
 	$(PY) scripts/gen_a2a_grpc.py
 
@@ -66,7 +66,7 @@ postgres-down:
 # 10x the inputs and 10 MB strings, then the load soak (1,000 MCP sessions and 1,000
 # streamed A2A tasks against one server process each, then idle), printing its figures.
 soak: setup
-	RPCWEAVE_SOAK=1 $(PY) -m pytest -q -s tests/test_reliability_params.py tests/test_reliability_servers.py
+	RPCWEAVE_SOAK=1 $(PY) -m pytest -q -s tests/jsonrpc_core/test_reliability_params.py tests/jsonrpc_core/test_reliability_servers.py
 	$(PY) tests/soak/load.py
 
 clean:

@@ -6,7 +6,7 @@ Of that material only ACP's ``schema.json`` and ``schema.unstable.json`` ship in
 package: npm ``@agentclientprotocol/sdk`` under ``schema/v1/``. The version is the one
 pinned in tests/acp_fixtures/package.json and its lock file (the package the ACP interop
 tests drive), installed with ``npm ci`` into tests/acp_fixtures/node_modules (git-ignored),
-exactly as tests/test_acp_interop_node.py does.
+exactly as tests/acp_layer/test_acp_interop_node.py does.
 
 Without npm this prints one line and exits 0: the tests then take the files from
 ``$RPCWEAVE_SPECS`` / ``../shared/specs`` or report them as missing. A failing install exits

@@ -5,7 +5,7 @@ For each ``a2a_layer/_grpc/*.proto`` this compiles the file with ``grpcio-tools`
 ``a2a_layer/_grpc/_descriptor_<name>.py``, which the binding loads into a private
 descriptor pool at run time (no protoc, no generated classes, no clash with another
 library's copy of the same package). ``--check`` compares instead of writing and exits
-1 when a committed module is stale (tests/test_a2a_grpc_proto.py does the same).
+1 when a committed module is stale (tests/a2a_layer/test_a2a_grpc_proto.py does the same).
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ Each file is looked for, in this order:
    interop tests drive). No version of it ships the revision in ../shared/specs (agent-
    client-protocol b7f0005): 2.x ships a later one (more definitions, 245 instead of 249
    ``x-deserialize-default-on-error`` hints). The ACP wire checks (tests/acp_fixtures/
-   wire.py) validate what we send against it and pass; tests/test_acp_models.py proves the
+   wire.py) validate what we send against it and pass; tests/acp_layer/test_acp_models.py proves the
    models cover exactly the revision rpcweave implements, so it takes the folder's copy
    only. No registry package ships the MCP schemas, the A2A files or ACP's ``meta*.json``.
 
