@@ -3,7 +3,7 @@
 Everything else in the repository is backend-neutral anyio, except a few I/O fast paths
 that use public asyncio API (``loop.add_reader``, protocols) when `is_asyncio` says so.
 A module that needs to know calls `is_asyncio`; none asks sniffio, anyio or asyncio
-itself (``tests/test_core_concurrency_model.py`` checks this).
+itself (``tests/jsonrpc_core/test_core_concurrency_model.py`` checks this).
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ This module is the boundary: the rest of the repository imports the client from 
 only. Behind it: `_http1_parse` (framing), `_http1_conn` and `_http1_asyncio` (the
 connections), `_http1_pool` (the pool and the exchange), `_http1_resolve` (address
 policies), `_http1_proxies` (the environment's proxies), `_http1_httpx2` (a user's httpx2
-client). It uses httpx's public API only (``tests/test_http1_boundary.py`` checks).
+client). It uses httpx's public API only (``tests/jsonrpc_core/test_http1_boundary.py`` checks).
 
 Rules:
 
