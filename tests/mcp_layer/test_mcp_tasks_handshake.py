@@ -343,8 +343,10 @@ async def test_a_task_over_stateful_http_with_a_question() -> None:
             )
             listed = await client.list_tasks()
     assert result.content[0].text == "answer: decline"
-    assert statuses[0] == "working" and statuses[-1] == "completed"
-    assert len(listed.tasks) == 1
+    # Status notifications come on the standalone GET stream and the result on the POST's:
+    # nothing orders the last notification before the result, so the end state is read back.
+    assert statuses[0] == "working" and "input_required" in statuses
+    assert len(listed.tasks) == 1 and listed.tasks[0].status == "completed"
 
 
 async def test_stateless_http_without_a_principal_neither_declares_nor_serves_tasks_list() -> None:
