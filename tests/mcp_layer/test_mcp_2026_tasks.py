@@ -94,14 +94,20 @@ async def serving(gate: Gate, wire: WireChecker) -> AsyncIterator[tuple[ModernHT
         yield client, server
 
 
+POLLS = 200
+
+
 async def until(client: ModernHTTP, task_id: str, *statuses: str) -> dict[str, Any]:
-    """Poll ``tasks/get`` until the task has one of ``statuses``."""
-    while True:
+    """Poll ``tasks/get`` until the task has one of ``statuses``: tasks/get is how a client
+    learns a status. The server runs in process, so between polls the task runs until it
+    blocks; a task that never gets there fails after ``POLLS`` polls."""
+    for _ in range(POLLS):
         answer = await client.post("tasks/get", {"taskId": task_id}, capabilities=WITH_TASKS)
         task: dict[str, Any] = answer.result
         if task["status"] in statuses:
             return task
-        await anyio.sleep(0.01)  # paces the poll: tasks/get is how a client learns a status
+        await anyio.wait_all_tasks_blocked()
+    raise AssertionError(f"task {task_id} never reached {statuses}: last {task['status']}")
 
 
 def assert_task_shape(task: dict[str, Any]) -> None:

@@ -17,9 +17,6 @@ from mcp_layer import connect
 
 pytestmark = pytest.mark.anyio
 
-GET_DELAY = 0.3
-"""How long the server takes to answer the standalone GET."""
-
 
 class SlowStandaloneServer:
     """A minimal Streamable HTTP MCP server that records what arrives, in order."""
@@ -33,7 +30,9 @@ class SlowStandaloneServer:
         method = scope["method"]
         if method == "GET":
             self.events.append("GET received")
-            await anyio.sleep(GET_DELAY)
+            # Answer only once every other task is blocked: a client that sent its next
+            # request without waiting for this answer has sent it by then.
+            await anyio.wait_all_tasks_blocked()
             self.events.append("GET answered")
             headers = [(b"content-type", b"text/event-stream")]
             await send({"type": "http.response.start", "status": 200, "headers": headers})

@@ -313,7 +313,7 @@ async def a2a_phase(args: argparse.Namespace) -> dict[str, Any]:
                         task_group.start_soon(one, n)
             figures["a2a_seconds"] = round(time.monotonic() - started, 1)
             figures["a2a_rss_peak_mib"] = hwm_kib(proc.pid) / 1024
-            await anyio.sleep(2)
+            await anyio.sleep(2)  # time is under test: the RSS after the server idles a while
             figures["a2a_rss_after_idle_mib"] = rss_kib(proc.pid) / 1024
     figures["a2a_errors"] = len(errors)
     figures["a2a_error_samples"] = errors[:5]
