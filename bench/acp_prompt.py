@@ -27,9 +27,7 @@ import asyncio
 import json
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -58,6 +56,7 @@ from ._harness import (
     compare_groups,
     format_latency,
     format_ratio,
+    import_seconds,
     load_note,
     measure_with_cpu,
     peak_rss_section,
@@ -442,29 +441,15 @@ IMPORTS: tuple[tuple[str, str, bool], ...] = (
         False,
     ),
 )
-_TIMER = "import time; t = time.perf_counter(); {0}; print(time.perf_counter() - t)"
-
-
-def _import_seconds(statement: str) -> float:
-    """Seconds spent on ``statement`` in a fresh interpreter (start-up excluded)."""
-    done = subprocess.run(
-        [sys.executable, "-c", _TIMER.format(statement)],
-        cwd=tempfile.gettempdir(),  # not the repository: no accidental local imports
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    return float(done.stdout.strip())
 
 
 def _import_section(plan: Plan) -> list[str]:
     for statement, _, _ in IMPORTS:  # untimed: writes any missing .pyc files
-        _import_seconds(statement)
+        import_seconds(statement)
     times: dict[str, list[float]] = {statement: [] for statement, _, _ in IMPORTS}
     for index in range(plan.import_runs):
         for statement, _, _ in IMPORTS:
-            times[statement].append(_import_seconds(statement))
+            times[statement].append(import_seconds(statement)[0])
         print(f"{NAME} import time: round {index + 1}/{plan.import_runs}", file=sys.stderr)
     official = statistics.median(times["import acp"])
     rows: list[list[str]] = []

@@ -1,5 +1,6 @@
 """Server processes and their clients: launching a server and waiting for its port,
-scratch logs for its stderr, a minimal NDJSON client, bytecode caches for children."""
+scratch logs for its stderr, a minimal NDJSON client, bytecode caches for children, and
+the import time of a statement in a fresh interpreter."""
 
 from __future__ import annotations
 
@@ -7,8 +8,10 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
@@ -19,6 +22,7 @@ __all__ = [
     "SERVERS_DIR",
     "NdjsonClient",
     "bytecode_caches",
+    "import_seconds",
     "listening_process",
     "log_tail",
     "scratch_log",
@@ -207,3 +211,22 @@ def bytecode_caches() -> Iterator[dict[str, str]]:
         finally:
             del os.environ["PYTHONPYCACHEPREFIX"]
             os.environ["PYTHONDONTWRITEBYTECODE"] = saved
+
+
+_IMPORT_TIMER = "import time; t = time.perf_counter(); {0}; print(time.perf_counter() - t)"
+
+
+def import_seconds(statement: str) -> tuple[float, float]:
+    """(``statement`` alone, the whole process) in seconds, in a fresh interpreter run
+    outside the repository (no accidental local imports); start-up is in the second only."""
+    started = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-c", _IMPORT_TIMER.format(statement)],
+        cwd=tempfile.gettempdir(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    wall = time.perf_counter() - started
+    return float(done.stdout.strip()), wall

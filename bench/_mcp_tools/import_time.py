@@ -9,7 +9,7 @@ import sys
 import tempfile
 import time
 
-from .._harness import format_ms, render_table
+from .._harness import format_ms, import_seconds, render_table
 from .plan import NAME, Plan
 
 __all__ = ["BREAKDOWN_STATEMENT", "IMPORTS", "IMPORT_TARGET_SECONDS", "import_section"]
@@ -26,22 +26,6 @@ IMPORTS: tuple[tuple[str, str], ...] = (
 """Statements timed; the target applies to every ``mcp_layer`` one. `mcp_layer` loads its
 parts on first use, so the ``from`` rows are what a server or client really pays."""
 BREAKDOWN_STATEMENT = "from mcp_layer import MCPServer"
-_TIMER = "import time; t = time.perf_counter(); {0}; print(time.perf_counter() - t)"
-
-
-def _import_seconds(statement: str) -> tuple[float, float]:
-    """(import only, whole process) in seconds, in a fresh interpreter."""
-    started = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-c", _TIMER.format(statement)],
-        cwd=tempfile.gettempdir(),  # not the repository: no accidental local imports
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    wall = time.perf_counter() - started
-    return float(done.stdout.strip()), wall
 
 
 def _interpreter_seconds() -> float:
@@ -89,14 +73,14 @@ def _importtime_breakdown(statement: str, top: int = 8) -> list[tuple[str, float
 
 def import_section(plan: Plan) -> list[str]:
     for statement, _ in IMPORTS:  # untimed: writes any missing .pyc files
-        _import_seconds(statement)
+        import_seconds(statement)
     imports: dict[str, list[float]] = {statement: [] for statement, _ in IMPORTS}
     walls: dict[str, list[float]] = {statement: [] for statement, _ in IMPORTS}
     interpreter: list[float] = []
     for index in range(plan.import_runs):
         interpreter.append(_interpreter_seconds())
         for statement, _ in IMPORTS:
-            seconds, wall = _import_seconds(statement)
+            seconds, wall = import_seconds(statement)
             imports[statement].append(seconds)
             walls[statement].append(wall)
         print(f"{NAME} import time: round {index + 1}/{plan.import_runs}", file=sys.stderr)
