@@ -50,15 +50,19 @@ async def unless_disconnected(
     if task_group is None:
         return await _with_task_group_of_its_own(disconnected, handler, params, ctx, scope)
     handler_scope = anyio.CancelScope()
-    watcher_scope = anyio.CancelScope()
+    # Made only when the handler suspends: `CancelScope.cancel` formats the current
+    # task's repr (anyio's cancel reason), a cost a quick answer need not pay.
+    watcher_scope: anyio.CancelScope | None = None
 
-    async def watch() -> None:
-        with watcher_scope:
+    async def watch(watcher: anyio.CancelScope) -> None:
+        with watcher:
             await disconnected.wait()
             handler_scope.cancel()
 
     def start_watching() -> None:
-        task_group.start_soon(watch)
+        nonlocal watcher_scope
+        watcher_scope = anyio.CancelScope()
+        task_group.start_soon(watch, watcher_scope)
 
     try:
         with handler_scope:
@@ -67,7 +71,8 @@ async def unless_disconnected(
                 return result
             return await _on_first_suspension(result, start_watching)
     finally:
-        watcher_scope.cancel()
+        if watcher_scope is not None:
+            watcher_scope.cancel()
     raise RequestCancelled("the client closed the response stream")
 
 

@@ -5,9 +5,9 @@ task, requests and answers handed over without a hop (the queues' own shortcuts 
 Each fast path has a test that shows it is taken and one that shows the slow path it
 skips still behaves (slow handlers, disconnects, ordering, cancellation).
 
-Tests the private units `jsonrpc_core._http_channel.Outbox` and `ServerChannel`, and the
-client transport's inline read (`_send_request`, `_inbound`), on purpose: their fast paths
-are the point.
+Tests the private units `jsonrpc_core._http_channel.Outbox`, `LazyEvent` and
+`ServerChannel`, and the client transport's inline read (`_send_request`, `_inbound`), on
+purpose: their fast paths are the point.
 """
 
 from __future__ import annotations
@@ -32,11 +32,12 @@ from jsonrpc_core import (
     Request,
     RequestContext,
     RequestType,
+    Response,
     StreamableHTTPTransport,
     TapRecord,
     WireTap,
 )
-from jsonrpc_core._http_channel import Outbox, ServerChannel
+from jsonrpc_core._http_channel import LazyEvent, Outbox, ServerChannel
 from jsonrpc_core.http import DEFAULT_MAX_BODY_SIZE, SSEEvent, encode_event, read_body
 from jsonrpc_core.testing import StreamingASGITransport
 
@@ -225,6 +226,53 @@ async def test_idle_peer_takes_a_request_without_the_inbound_queue() -> None:
             await outbox.done.wait()
             channel.close_inbound()
     assert outbox.responses == [b'{"jsonrpc":"2.0","id":1,"result":{"n":1}}']
+
+
+async def test_an_outbox_answered_before_anyone_waits_makes_no_event(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[object] = []
+    real_event = anyio.Event
+
+    class CountedEvent(real_event):  # type: ignore[misc,valid-type]
+        def __new__(cls) -> Any:
+            made.append(cls)
+            return real_event()
+
+    monkeypatch.setattr(anyio, "Event", CountedEvent)
+    outbox = Outbox("s", json_mode=True)
+    outbox.pending.add(1)
+    await outbox.deliver(Response(1, "ok"), completes=1)
+    assert outbox.first_message.is_set() and outbox.progressed.is_set() and outbox.done.is_set()
+    await outbox.done.wait()  # set: a checkpoint, nothing to make
+    assert made == []
+
+
+async def test_a_lazy_event_wakes_the_task_that_waited_before_it_was_set() -> None:
+    event = LazyEvent()
+    woke: list[bool] = []
+
+    async def waiter() -> None:
+        await event.wait()
+        woke.append(event.is_set())
+
+    with anyio.fail_after(TIMEOUT):
+        async with anyio.create_task_group() as task_group:
+            task_group.start_soon(waiter)
+            await anyio.wait_all_tasks_blocked()
+            assert woke == []
+            event.set()
+    assert woke == [True]
+
+
+async def test_waiting_on_a_set_lazy_event_is_still_a_checkpoint() -> None:
+    event = LazyEvent()
+    event.set()
+    with anyio.CancelScope() as scope:
+        scope.cancel()
+        await event.wait()
+        raise AssertionError("a cancelled wait must not return")  # pragma: no cover
+    assert scope.cancelled_caught
 
 
 # -- the HTTP client: an SSE answer read in the calling task ------------------------------
