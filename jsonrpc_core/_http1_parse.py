@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import re
 from collections import deque
-from collections.abc import AsyncIterable, Awaitable, Callable
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
 from typing import Any
 
 import httpx
 from httptools import HttpParserError, HttpParserUpgrade, HttpResponseParser
 
-__all__ = ["MAX_HEAD", "ResponseReader", "request_head", "send_body_stream"]
+__all__ = ["MAX_HEAD", "ResponseReader", "post_head", "request_head", "send_body_stream"]
 
 MAX_HEAD = 64 * 1024
 """The largest response head (status line and headers) accepted, in bytes."""
@@ -289,12 +289,39 @@ def request_head(request: httpx.Request, streaming: bool) -> tuple[bytes, bool, 
         if not framed:
             lines.append(b"Transfer-Encoding: chunked")
             chunked = True
+    return _joined(lines), chunked, None if chunked else length
+
+
+def post_head(
+    url: httpx.URL, defaults: list[tuple[bytes, bytes]], headers: Mapping[str, str], length: int
+) -> bytes:
+    """The head `httpx.AsyncClient` sends for a POST of ``length`` bytes to ``url`` with
+    ``defaults`` as the client's headers and ``headers`` as the request's: ``Host``, the
+    client's headers that the request does not name, the request's, ``Content-Length``.
+    `UnicodeEncodeError` for a value that is not ASCII (the caller then lets httpx encode
+    it)."""
+    own = {name.lower() for name in headers}
+    lines = [b"POST " + url.raw_path + b" HTTP/1.1"]
+    if "host" not in own and all(raw.lower() != b"host" for raw, _ in defaults):
+        lines.append(b"Host: " + url.netloc)
+    for raw_name, raw_value in defaults:
+        if raw_name.decode("ascii").lower() not in own:
+            lines.append(raw_name + b": " + raw_value)
+    for name, value in headers.items():
+        if name.lower() != "content-length":
+            lines.append(name.encode("ascii") + b": " + value.encode("ascii"))
+    lines.append(b"Content-Length: " + str(length).encode("ascii"))
+    return _joined(lines)
+
+
+def _joined(lines: list[bytes]) -> bytes:
+    """``lines`` as a request head; `httpx.LocalProtocolError` for a CR or LF in one."""
     lines += (b"", b"")
     head = b"\r\n".join(lines)
     breaks = len(lines) - 1
     if head.count(b"\n") != breaks or head.count(b"\r") != breaks:
         raise httpx.LocalProtocolError("CR or LF in the request line or a header")
-    return head, chunked, None if chunked else length
+    return head
 
 
 async def send_body_stream(

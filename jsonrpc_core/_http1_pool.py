@@ -31,7 +31,7 @@ import ssl
 import sys
 import time
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 import anyio
@@ -40,7 +40,7 @@ import httpx
 from ._backend import is_asyncio
 from ._http1_asyncio import open_asyncio_conn
 from ._http1_conn import Conn, Key, open_stream_conn
-from ._http1_parse import ResponseReader, request_head, send_body_stream
+from ._http1_parse import ResponseReader, post_head, request_head, send_body_stream
 from ._http1_resolve import AddressResolver
 
 __all__ = ["DEFAULT_LIMITS", "HTTP1Transport"]
@@ -50,7 +50,15 @@ DEFAULT_LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20)
 
 _CONCAT_LIMIT = 65536  # bodies up to this size are sent in the same write as the head
 _DEFAULT_PORTS = {"http": 80, "https": 443}
+_STAND_INS = 64  # URLs whose stand-in request is kept (a client posts to few)
 _IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "PUT", "DELETE"})
+
+
+def _key(url: httpx.URL) -> Key:
+    scheme = url.scheme
+    if scheme not in _DEFAULT_PORTS:
+        raise httpx.UnsupportedProtocol(f"unsupported URL scheme {scheme!r}")
+    return (scheme, url.raw_host.decode("ascii"), url.port or _DEFAULT_PORTS[scheme])
 
 
 class _Retry(Exception):
@@ -91,6 +99,7 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         self._count = 0
         self._waiters: deque[anyio.Event] = deque()
         self._stale: list[Conn] = []  # dropped from the pool, still to be closed
+        self._stand_ins: dict[int, tuple[httpx.URL, httpx.Request]] = {}
         self._closed = False
 
     def _ssl_context(self) -> ssl.SSLContext:
@@ -102,17 +111,57 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         """Send ``request`` on a pooled connection and return once its head arrived."""
-        url = request.url
-        scheme = url.scheme
-        if scheme not in _DEFAULT_PORTS:
-            raise httpx.UnsupportedProtocol(f"unsupported URL scheme {scheme!r}")
-        key = (scheme, url.raw_host.decode("ascii"), url.port or _DEFAULT_PORTS[scheme])
         timeouts = request.extensions.get("timeout") or {}
         try:
             body: bytes | None = request.content
         except httpx.RequestNotRead:
             body = None
         head, chunked, length = request_head(request, body is None)
+        return await self._send(_key(request.url), head, body, chunked, length, request, timeouts)
+
+    async def post(
+        self,
+        url: httpx.URL,
+        defaults: httpx.Headers,
+        headers: Mapping[str, str],
+        content: bytes,
+        timeout: httpx.Timeout,
+    ) -> httpx.Response:
+        """POST ``content`` to the absolute ``url`` as `httpx.AsyncClient` would, with
+        ``defaults`` as its headers and ``timeout`` as its timeout, and return once the
+        head arrived; no `httpx.Request` is built for it (the response's ``request`` is a
+        stand-in with the method and URL only). `UnicodeEncodeError` for a header value
+        that is not ASCII, before anything is sent."""
+        key = _key(url)
+        head = post_head(url, defaults.raw, headers, len(content))
+        stand_in = self._stand_in(url)
+        response = await self._send(
+            key, head, content, False, len(content), stand_in, timeout.as_dict()
+        )
+        response.request = stand_in
+        return response
+
+    def _stand_in(self, url: httpx.URL) -> httpx.Request:
+        """A POST to ``url`` without headers or body, made once per URL object."""
+        entry = self._stand_ins.get(id(url))
+        if entry is not None and entry[0] is url:
+            return entry[1]
+        if len(self._stand_ins) >= _STAND_INS:
+            self._stand_ins.clear()
+        request = httpx.Request("POST", url)
+        self._stand_ins[id(url)] = (url, request)  # the URL kept: its id stays its own
+        return request
+
+    async def _send(
+        self,
+        key: Key,
+        head: bytes,
+        body: bytes | None,
+        chunked: bool,
+        length: int | None,
+        request: httpx.Request,
+        timeouts: dict[str, float | None],
+    ) -> httpx.Response:
         fresh = False
         while True:
             conn = None if fresh or self._stale else self._idle_conn(key)

@@ -31,6 +31,7 @@ from ._errors import (
     ResultValidationError,
     TransportError,
 )
+from ._http1 import send_post
 from ._http_body import DEFAULT_MAX_BODY_SIZE, read_response_body
 from ._http_client_base import error_from_response
 from ._sse import DEFAULT_MAX_EVENT_SIZE, SSEDecoder
@@ -320,11 +321,8 @@ class HTTPCaller:
         if headers:
             all_headers = all_headers.copy()
             all_headers.update(headers)
-        request = client.build_request(
-            "POST", self._url, content=encode(message), headers=all_headers
-        )
         try:
-            response = await client.send(request, stream=True)
+            response = await send_post(client, self._url, all_headers, encode(message))
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         status = response.status_code

@@ -40,7 +40,7 @@ import httpx
 
 from ._deadline import Deadline
 from ._errors import RequestTimeout, TransportError
-from ._http1 import AnyAsyncClient
+from ._http1 import AnyAsyncClient, send_post
 from ._http_body import DEFAULT_MAX_BODY_SIZE, fetch_body, read_response_body
 from ._http_client_base import HTTPStatusError as HTTPStatusError
 from ._http_client_base import HTTPTransportBase, error_from_response
@@ -195,12 +195,13 @@ class StreamableHTTPTransport(HTTPTransportBase):
         headers["content-type"] = "application/json"
         if self.message_headers is not None:
             headers.update(self.message_headers(payload))
-        request = self.client.build_request("POST", self._url, content=body, headers=headers)
         # Rule 4: a request is bounded by its caller's deadline (`Peer.request`).
         deadline = Deadline(None if request_ids else self.timeout, self.url, "POST")
         try:
             with deadline:
-                response = await self.client.send(request, stream=True, auth=self._auth_arg)
+                response = await send_post(
+                    self.client, self._url, headers, body, auth=self._auth_arg
+                )
         except httpx.HTTPError as exc:
             raise TransportError(f"POST {self.url} failed: {exc!r}") from exc
         try:

@@ -10,7 +10,7 @@ kept stable for the layers (MCP, A2A) and for users who extend the HTTP server:
   (`HTTPSession`, `SESSION_HEADER`), per-connection serving (`ServeConnection`), bearer
   scopes (`ScopeRequirement`, `principal_scopes`, `without_credentials`);
 - the client side: rpcweave's HTTP/1.1 transport under httpx (`HTTP1Transport`,
-  `new_async_client`), the lean sessionless caller (`HTTPCaller`), bounded body reads
+  `new_async_client`, `send_post`), the lean sessionless caller (`HTTPCaller`), bounded body reads
   (`read_response_body`, `fetch_body`, `ResponseTooLarge`, `DEFAULT_MAX_BODY_SIZE`) and
   the address policy for URLs a remote party chose (`public_addresses_only`);
 - the SSE codec (`SSEDecoder`, `encode_event`) and the event stores shared by several
@@ -34,6 +34,7 @@ if TYPE_CHECKING or not install_lazy_exports(globals()):
     from ._http1 import is_public_address as is_public_address
     from ._http1 import new_async_client as new_async_client
     from ._http1 import public_addresses_only as public_addresses_only
+    from ._http1 import send_post as send_post
     from ._http_body import DEFAULT_MAX_BODY_SIZE as DEFAULT_MAX_BODY_SIZE
     from ._http_body import ResponseTooLarge as ResponseTooLarge
     from ._http_body import fetch_body as fetch_body
