@@ -93,3 +93,83 @@ def test_every_exported_name_resolves(package: str) -> None:
         "assert not missing, missing\n"
     )
     _loaded_after(code)
+
+
+_SERVE_ONE_SEND = """
+import asyncio, json
+
+async def serve_one_send():
+    app = server.asgi_app()
+    lifespan_in: asyncio.Queue = asyncio.Queue()
+    lifespan_out: asyncio.Queue = asyncio.Queue()
+    await lifespan_in.put({"type": "lifespan.startup"})
+    lifespan = asyncio.ensure_future(
+        app({"type": "lifespan", "asgi": {"version": "3.0"}}, lifespan_in.get, lifespan_out.put)
+    )
+    assert (await lifespan_out.get())["type"] == "lifespan.startup.complete"
+    message = {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}
+    body = json.dumps(
+        {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+    ).encode()
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "POST",
+        "scheme": "http", "path": "/", "raw_path": b"/", "query_string": b"", "root_path": "",
+        "server": ("127.0.0.1", 1), "client": ("127.0.0.1", 2),
+        "headers": [(b"host", b"127.0.0.1:1"), (b"content-type", b"application/json"),
+                    (b"accept", b"application/json, text/event-stream"),
+                    (b"a2a-version", b"1.0"), (b"content-length", str(len(body)).encode())],
+    }
+    requests = [{"type": "http.request", "body": body, "more_body": False}]
+    sent = []
+
+    async def receive():
+        if requests:
+            return requests.pop()
+        await asyncio.Event().wait()  # no disconnect while the answer is written
+
+    async def send(event):
+        sent.append(event)
+
+    await app(scope, receive, send)
+    chunks = [e.get("body", b"") for e in sent if e["type"] == "http.response.body"]
+    answer = json.loads(b"".join(chunks))
+    assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
+    await lifespan_in.put({"type": "lifespan.shutdown"})
+    await lifespan
+
+asyncio.run(serve_one_send())
+"""
+
+NOT_FOR_A_PLAIN_SEND = {
+    "a2a_layer._grpc",
+    "grpc",
+    "a2a_layer._postgres",
+    "a2a_layer._sqlite",
+    "sqlite3",
+    "a2a_layer._shared",
+    "a2a_layer._fanout",
+    "jsonschema",
+    "opentelemetry",
+    "httpx",
+}
+"""Modules (and packages) that serving a blocking SendMessage over JSON-RPC never needs."""
+
+
+def test_serving_a_send_loads_no_optional_part() -> None:
+    """A plain JSON-RPC server (the bench's) that answered a blocking SendMessage has not loaded the
+    gRPC binding, the SQL and shared stores, JSON Schema, OpenTelemetry, the client, nor
+    any part `test_a_plain_server_skips_push_rest_and_the_03_bridge` names."""
+    code = _server_code(push=False, rest=False, compat=False).replace(
+        "await updater.complete()", "await updater.add_artifact('x')\n    await updater.complete()"
+    )
+    loaded = _loaded_after(code + _SERVE_ONE_SEND)
+    assert {"a2a_layer._runtime", "a2a_layer._agent_runs"} <= loaded
+    roots = {name.split(".")[0] for name in loaded}
+    unwanted = {
+        name
+        for name in NOT_FOR_A_PLAIN_SEND
+        if name in loaded or ("." not in name and name in roots)
+    }
+    assert not unwanted
+    assert not loaded & (OPTIONAL_PARTS | {COMPAT, "a2a_layer._client"})
+    assert not {name for name in loaded if name.startswith("jsonrpc_core._pg")}
