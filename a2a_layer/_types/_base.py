@@ -144,11 +144,12 @@ def trusted(cls: type[_M], /, **values: Any) -> _M:
     Validators of ``cls`` do not run, so the caller keeps their rules (a ``oneof``
     has exactly one member). ``values`` name fields of ``cls`` only.
     """
-    template, factories = _template(cls)
+    template, factories = _TEMPLATES.get(cls) or _template(cls)
     fields = template.copy()  # the declared order, which serialisation follows
-    for name, factory in factories:
-        if name not in values:
-            fields[name] = factory()
+    if factories:
+        for name, factory in factories:
+            if name not in values:
+                fields[name] = factory()
     fields.update(values)
     obj = cls.__new__(cls)
     _object_setattr(obj, "__dict__", fields)
