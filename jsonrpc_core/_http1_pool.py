@@ -162,6 +162,8 @@ class HTTP1Transport(httpx.AsyncBaseTransport):
         request: httpx.Request,
         timeouts: dict[str, float | None],
     ) -> httpx.Response:
+        """The exchange on a pooled connection, sent once more on a new one if rule 2
+        allows."""
         fresh = False
         while True:
             conn = None if fresh or self._stale else self._idle_conn(key)
