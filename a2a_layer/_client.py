@@ -80,7 +80,6 @@ from .types import (
     Message,
     Part,
     Role,
-    SendMessageConfiguration,
     SendMessageRequest,
     StreamResponse,
     SubscribeToTaskRequest,
@@ -278,20 +277,37 @@ class A2AClient:
         metadata: Mapping[str, Any] | None,
         message_id: str | None,
     ) -> SendMessageRequest:
-        message = user_message(
-            content, task_id=task_id, context_id=context_id, message_id=message_id
-        )
-        config = SendMessageConfiguration(
-            accepted_output_modes=list(accepted_output_modes) if accepted_output_modes else None,
-            task_push_notification_config=push,
-            history_length=history_length,
-            return_immediately=return_immediately,
-        )
-        return SendMessageRequest(
-            tenant=self.tenant,
-            message=message,
-            configuration=config,
-            metadata=dict(metadata) if metadata is not None else None,
+        # One validation of the whole request, nested dicts included: building each
+        # model (part, message, configuration, request) validates it again on its own.
+        # The keys given are those the models would have been built with, so the
+        # fields set, and hence the wire form, are the same.
+        message: Message | dict[str, Any]
+        if isinstance(content, Message):
+            message = user_message(content, task_id=task_id, context_id=context_id)
+        else:
+            parts = [{"text": content}] if isinstance(content, str) else content
+            message = {
+                "message_id": message_id or new_id(),
+                "role": Role.USER,
+                "parts": [parts] if isinstance(parts, Part) else list(parts),
+                "task_id": task_id,
+                "context_id": context_id,
+                "metadata": None,
+                "reference_task_ids": None,
+            }
+        config = {
+            "accepted_output_modes": list(accepted_output_modes) if accepted_output_modes else None,
+            "task_push_notification_config": push,
+            "history_length": history_length,
+            "return_immediately": return_immediately,
+        }
+        return SendMessageRequest.model_validate(
+            {
+                "tenant": self.tenant,
+                "message": message,
+                "configuration": config,
+                "metadata": dict(metadata) if metadata is not None else None,
+            }
         )
 
     async def send(

@@ -127,6 +127,58 @@ async def test_one_post_per_call_with_the_prepared_headers_and_body() -> None:
         assert b" " not in request.content  # compact JSON, serialised once
 
 
+async def test_a_send_request_is_validated_once_as_a_whole(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`send` validates its SendMessageRequest in one pass (nested dicts), not one model at
+    a time; the wire form is the one the models built one by one would give."""
+    from a2a_layer.types import Message, Part, SendMessageConfiguration, SendMessageRequest
+
+    built: list[str] = []
+    for model in (Part, Message, SendMessageConfiguration, SendMessageRequest):
+        original = model.__init__
+
+        def counted(
+            self: Any, /, _name: str = model.__name__, _init: Any = original, **data: Any
+        ) -> None:
+            built.append(_name)
+            _init(self, **data)
+
+        monkeypatch.setattr(model, "__init__", counted)
+
+    def answer(request: dict[str, Any]) -> httpx.Response:
+        return json_response(_reply(request["id"], {"task": _task()}))
+
+    client, agent = _client(answer)
+    async with client:
+        await client.send(
+            "hello", message_id="m1", context_id="c1", metadata={"k": 1}, history_length=2
+        )
+    assert built == []
+    monkeypatch.undo()
+    expected = SendMessageRequest(
+        message=Message(
+            message_id="m1",
+            role="ROLE_USER",
+            parts=[Part(text="hello")],
+            task_id=None,
+            context_id="c1",
+            metadata=None,
+            reference_task_ids=None,
+        ),
+        configuration=SendMessageConfiguration(
+            accepted_output_modes=None,
+            task_push_notification_config=None,
+            history_length=2,
+            return_immediately=False,
+        ),
+        tenant=None,
+        metadata={"k": 1},
+    )
+    sent = json.loads(agent.requests[0].content)["params"]
+    assert sent == expected.model_dump(mode="json", exclude_none=True)
+
+
 async def test_a_call_answered_as_an_event_stream() -> None:
     def answer(request: dict[str, Any]) -> httpx.Response:
         note = b'{"jsonrpc":"2.0","method":"note"}'
