@@ -135,7 +135,6 @@ class MCPServer:
         self.identify = identify
         self.tasks: TaskManager | None = tasks
         self.modern = modern
-        self._server_info: tuple[Implementation, dict[str, Any], dict[str, Any]] | None = None
 
     # -- declaring ---------------------------------------------------------------------
 
@@ -383,15 +382,9 @@ class MCPServer:
         """``serverInfo`` as 2026-era results carry it in ``_meta`` (``None``: not sent)."""
         if not self.identify:
             return None
-        implementation = self.implementation
-        fields = implementation.__dict__
-        cached = self._server_info
-        # Dumped again only when `implementation` or one of its fields was set anew (a
-        # result shares the dump, as it would share the model: read it, do not change it).
-        if cached is None or cached[0] is not implementation or cached[1] != fields:
-            info = _dump_implementation(implementation)
-            cached = self._server_info = (implementation, dict(fields), info)
-        return cached[2]
+        # Dumped for each result (about a microsecond): a cache keyed on the model's own
+        # fields missed changes made in place, such as ``implementation.icons.append``.
+        return _dump_implementation(self.implementation)
 
     def cache_hints(self, result_type: type[CacheableResult]) -> tuple[int, CacheScope]:
         """``(ttlMs, cacheScope)`` for a cacheable 2026-era result of ``result_type``."""

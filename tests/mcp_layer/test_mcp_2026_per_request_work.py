@@ -1,7 +1,7 @@
 """What a 2026-07-28 request does once, counted: its era is read once, its client's
-capabilities and info are found with one encoding, the server's ``serverInfo`` is
-dumped once per server (not per result), and the client makes its envelope once per
-session (not per request), while a change to what they are made of still shows up.
+capabilities and info are found with one encoding, and the client makes its envelope
+once per session (not per request), while a change to what they are made of still shows
+up; the server's ``serverInfo`` follows every change, one made in place included.
 
 Tests the private units `mcp_layer._era`, `_client_era` and `_server` on purpose: the
 counts are of their internal steps, which no public API shows.
@@ -21,11 +21,10 @@ import pytest
 
 import mcp_layer._client_era as client_era
 import mcp_layer._era as era
-import mcp_layer._server as server_module
 import mcp_layer._session as session_module
 from jsonrpc_core import memory_pair
 from mcp_layer import ClientSession, MCPServer
-from mcp_layer.types import Implementation
+from mcp_layer.types import Icon, Implementation
 
 MODERN = "2026-07-28"
 SERVER_INFO = "io.modelcontextprotocol/serverInfo"
@@ -130,25 +129,23 @@ def _meta(capabilities: Any, info: Any) -> dict[str, Any]:
 
 
 @pytest.mark.anyio
-async def test_server_info_is_dumped_once_and_again_after_a_change(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+async def test_server_info_follows_every_change_even_one_made_in_place() -> None:
     server = echo_server()
-    dumps = Counter()
-    monkeypatch.setattr(
-        server_module, "_dump_implementation", dumps.wrap(server_module._dump_implementation)
-    )
-    async with modern_client(server) as client:  # server/discover dumps it first
-        results = [await client.call_tool("echo", {"text": str(n)}) for n in range(3)]
-        assert dumps.calls == 1
+    async with modern_client(server) as client:
+        first = await client.call_tool("echo", {"text": "a"})
         server.implementation.version = "2.0.0"
-        changed = await client.call_tool("echo", {"text": "x"})
+        changed = await client.call_tool("echo", {"text": "b"})
+        server.implementation.icons = [Icon(src="https://example.com/a.png")]
+        with_icon = await client.call_tool("echo", {"text": "c"})
+        assert server.implementation.icons is not None
+        server.implementation.icons.append(Icon(src="https://example.com/b.png"))
+        appended = await client.call_tool("echo", {"text": "d"})
         server.implementation = Implementation(name="renamed", version="3")
-        renamed = await client.call_tool("echo", {"text": "y"})
-    assert [(r.meta or {})[SERVER_INFO]["version"] for r in results] == ["1.0.0"] * 3
-    assert (changed.meta or {})[SERVER_INFO] == {"name": "counted", "version": "2.0.0"}
-    assert (renamed.meta or {})[SERVER_INFO] == {"name": "renamed", "version": "3"}
-    assert dumps.calls == 3
+        renamed = await client.call_tool("echo", {"text": "e"})
+    infos = [(r.meta or {})[SERVER_INFO] for r in (first, changed, with_icon, appended, renamed)]
+    assert [info["version"] for info in infos] == ["1.0.0", "2.0.0", "2.0.0", "2.0.0", "3"]
+    assert [len(info.get("icons", [])) for info in infos] == [0, 0, 1, 2, 0]
+    assert infos[3]["icons"][1] == {"src": "https://example.com/b.png"}
 
 
 @pytest.mark.anyio
