@@ -134,6 +134,9 @@ class StreamableHTTPHandler:
         finally:
             if queue is not None:
                 outbox.detach_if_current(generation)
+                # Closed here whatever the answer was (JSON in "auto" mode never reads
+                # it): an unclosed stream costs a ResourceWarning when collected.
+                queue.close()
             if session is not None and post.provisional and outbox.failed:
                 session.close()
 
