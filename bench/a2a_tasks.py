@@ -137,7 +137,7 @@ def make_plan(quick: bool) -> Plan:
             mode="quick",
             runs=2,
             workloads=(
-                Workload(SEND, 1, 150, 30, target=3.0),
+                Workload(SEND, 1, 150, 30, target=5.0),
                 Workload(SEND, 8, 300, 40),
                 Workload(STREAM, 1, 15, 3, target=5.0),
             ),
@@ -147,7 +147,7 @@ def make_plan(quick: bool) -> Plan:
         mode="full",
         runs=5,
         workloads=(
-            Workload(SEND, 1, 1_000, 100, target=3.0),
+            Workload(SEND, 1, 1_000, 100, target=5.0),
             Workload(SEND, 8, 2_000, 160),
             Workload(STREAM, 1, 100, 10, target=5.0),
         ),

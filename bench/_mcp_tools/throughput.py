@@ -90,9 +90,6 @@ def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[li
         if pair == OURS and workload.target is not None:
             targets.append(f"≥ {workload.target:g}x")
             results.append(verdict(ratio, workload.target))
-        if pair == OURS and workload.later_target is not None:
-            targets.append(f"(later ≥ {workload.later_target:g}x)")
-            results.append(f"({verdict(ratio, workload.later_target)})")
         if pair == OURS and workload.floor_target is not None:
             targets.append(f"≥ {workload.floor_target:.2f} of floor")
             results.append(verdict(vs_floor, workload.floor_target))
