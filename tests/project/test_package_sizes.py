@@ -1,5 +1,5 @@
-"""The packages keep to the size rules: no module over 600 lines, no function over 80
-(the bench's own modules are held to the same in test_bench_layout.py)."""
+"""The packages and the benchmark keep to the size rules: no module over 600 lines, no
+function over 80."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("jsonrpc_core", "mcp_layer", "acp_layer", "a2a_layer", "rpcweave")
+# `bench` is no installed package, but its modules are held to the same rules.
+PACKAGES = ("jsonrpc_core", "mcp_layer", "acp_layer", "a2a_layer", "rpcweave", "bench")
 MAX_MODULE_LINES = 600
 MAX_FUNCTION_LINES = 80
 
