@@ -44,9 +44,9 @@ def spread() -> httpx.AsyncClient:
 
 @asynccontextmanager
 async def client_for(
-    url: str, *, http: httpx.AsyncClient | None = None
+    url: str, *, http: httpx.AsyncClient | None = None, headers: dict[str, str] | None = None
 ) -> AsyncIterator[A2AClient]:
-    async with A2AClient.connect(url, http=http) as client:
+    async with A2AClient.connect(url, http=http, headers=headers) as client:
         yield client
 
 
@@ -191,26 +191,42 @@ async def test_a_replica_killed_mid_stream_loses_no_event(
 async def test_one_message_id_sent_to_two_replicas_runs_once(
     cluster: list[Replica], tmp_path: Path
 ) -> None:
-    log = tmp_path / "runs"
+    log, gate, arrivals = tmp_path / "runs", tmp_path / "gate", tmp_path / "arrivals"
+    text = f"once {log} {gate}"
+    headers = {"x-test-arrivals": str(arrivals)}
     message_id = unique()
     results: list[Task | Message] = []
     streamed: list[StreamResponse] = []
-    async with client_for(cluster[0].url) as a, client_for(cluster[1].url) as b:
-        async with client_for(cluster[2].url) as c:
+    async with (
+        client_for(cluster[0].url, headers=headers) as a,
+        client_for(cluster[1].url, headers=headers) as b,
+        client_for(cluster[2].url, headers=headers) as c,
+    ):
 
-            async def send(client: A2AClient) -> None:
-                results.append(await client.send(f"once {log}", message_id=message_id))
+        async def send(client: A2AClient) -> None:
+            results.append(await client.send(text, message_id=message_id))
 
-            async def stream() -> None:
-                async for event in c.stream(f"once {log}", message_id=message_id):
-                    streamed.append(event)
+        async def stream() -> None:
+            async for event in c.stream(text, message_id=message_id):
+                streamed.append(event)
 
-            with anyio.fail_after(60):
-                async with anyio.create_task_group() as tg:
-                    tg.start_soon(send, a)
-                    tg.start_soon(send, b)
-                    tg.start_soon(stream)
-            again = await c.send(f"once {log}", message_id=message_id)
+        async def open_gate_once_all_arrived() -> None:
+            # The run waits for the gate: each send reaches its replica while it runs.
+            path = anyio.Path(arrivals)
+            while not await path.exists() or len((await path.read_text()).split()) < 3:  # noqa: ASYNC110 - written by other processes
+                await anyio.sleep(0.01)  # a bounded poll (fail_after): files are the signal
+            await anyio.Path(gate).touch()
+
+        with anyio.fail_after(60):
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(send, a)
+                tg.start_soon(send, b)
+                tg.start_soon(stream)
+                tg.start_soon(open_gate_once_all_arrived)
+        again = await c.send(text, message_id=message_id)
+    assert sorted((await anyio.Path(arrivals).read_text()).split()) == sorted(
+        [r.name for r in cluster] + [cluster[2].name]
+    )
     assert len((await anyio.Path(log).read_text()).splitlines()) == 1
     tasks = [r for r in [*results, again] if isinstance(r, Task)]
     assert len(tasks) == 3 and len({t.id for t in tasks}) == 1

@@ -7,15 +7,19 @@ Prints its URL on the first line. The agent does what the message's first word s
 - ``echo``: replies with a direct message (no task);
 - ``gated N GATE``: adds artifact chunks 0 .. N/2-1, waits until the file GATE exists,
   adds the rest, completes. Every chunk is one part whose text is its number;
-- ``once LOG``: appends this replica's NAME to the file LOG, works a little, completes
-  (how many lines LOG has is how many times the agent ran);
+- ``once LOG GATE``: appends this replica's NAME to the file LOG, waits until the file
+  GATE exists, completes (how many lines LOG has is how many times the agent ran);
 - ``hold MARK``: works until cancelled, then writes NAME to the file MARK;
 - ``ask``: asks for input (input-required); the answer completes the task.
+
+A POST that carries the header ``x-test-arrivals: FILE`` appends NAME to FILE as it
+reaches the app: how a test knows its requests arrived before it lets a run end.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import anyio
 
@@ -24,6 +28,7 @@ from a2a_layer.types import AgentCapabilities, AgentCard
 from jsonrpc_core import running_server
 
 NAME = sys.argv[2] if len(sys.argv) > 2 else "replica"
+ARRIVALS_HEADER = b"x-test-arrivals"
 
 
 async def _wait_for(path: anyio.Path, limit: float = 60.0) -> None:
@@ -55,8 +60,8 @@ async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
     elif command == "once":
         async with await anyio.open_file(words[1], "a") as log:
             await log.write(NAME + "\n")
-        # Paced on purpose: the run lasts, so duplicates sent meanwhile meet it running.
-        await anyio.sleep(0.3)
+        # The run lasts until the test opens the gate, once its duplicates have arrived.
+        await _wait_for(anyio.Path(words[2]))
         await updater.complete(f"ran on {NAME}")
     elif command == "hold":
         try:
@@ -68,6 +73,20 @@ async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
         await updater.complete(f"done on {NAME}")
 
 
+def logging_arrivals(app: Any) -> Any:
+    """``app``, where a POST with `ARRIVALS_HEADER` first appends NAME to that file."""
+
+    async def logged(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            for name, value in scope["headers"]:
+                if name == ARRIVALS_HEADER:
+                    async with await anyio.open_file(value.decode(), "a") as arrivals:
+                        await arrivals.write(NAME + "\n")
+        await app(scope, receive, send)
+
+    return logged
+
+
 async def main(dsn: str) -> None:
     card = AgentCard(
         name="scale-out agent",
@@ -76,7 +95,7 @@ async def main(dsn: str) -> None:
         capabilities=AgentCapabilities(streaming=True),
     )
     server = A2AServer(card, agent, store=PostgresTaskStore(dsn, pool_size=4))
-    async with running_server(server.asgi_app()) as url:
+    async with running_server(logging_arrivals(server.asgi_app())) as url:
         print(url, flush=True)
         await anyio.sleep_forever()
 
