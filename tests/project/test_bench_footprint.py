@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `bench` is no installed package: it runs from a checkout
     sys.path.insert(0, str(ROOT))
 
-from bench._harness._footprint import STACK_STEPS, stack_footprint_section  # noqa: E402
+from bench._harness import STACK_STEPS, stack_footprint_section  # noqa: E402
 
 
 def _cells(line: str) -> list[str]:
@@ -36,6 +36,11 @@ def test_the_stack_table_has_each_steps_memory_and_cumulative_cpu() -> None:
     cpu_ms = [float(row[3].removesuffix(" ms").replace(",", "")) for row in body[:-1]]
     assert cpu_ms[0] > 0
     assert cpu_ms == sorted(cpu_ms)  # each step's reading includes the steps above
-    left = re.search(r"Its CPU leaves (-?[\d,]+) ms of the 300 ms cold-start target", lines[-1])
-    assert left is not None
-    assert int(left.group(1).replace(",", "")) == round(300 - cpu_ms[-1])
+    under = re.search(r"Its CPU leaves ([\d,]+) ms of the 300 ms cold-start target", lines[-1])
+    over = re.search(r"Its CPU alone is ([\d,]+) ms over the 300 ms cold-start target", lines[-1])
+    assert (under is None) != (over is None)  # one of the two, whichever this machine is
+    # Within a millisecond: the table rounds the stack's CPU, the note rounds what is left.
+    if under is not None:
+        assert abs(int(under.group(1).replace(",", "")) - (300 - cpu_ms[-1])) <= 1
+    if over is not None:
+        assert abs(int(over.group(1).replace(",", "")) - (cpu_ms[-1] - 300)) <= 1
