@@ -9,7 +9,8 @@ Prints its URL on the first line. The agent does what the message's first word s
   adds the rest, completes. Every chunk is one part whose text is its number;
 - ``once LOG GATE``: appends this replica's NAME to the file LOG, waits until the file
   GATE exists, completes (how many lines LOG has is how many times the agent ran);
-- ``hold MARK``: works until cancelled, then writes NAME to the file MARK;
+- ``hold MARK``: works until cancelled, then writes NAME to the file MARK (whole: it
+  appears with its text);
 - ``ask``: asks for input (input-required); the answer completes the task.
 
 A POST that carries the header ``x-test-arrivals: FILE`` appends NAME to FILE as it
@@ -35,6 +36,14 @@ async def _wait_for(path: anyio.Path, limit: float = 60.0) -> None:
     with anyio.fail_after(limit):
         while not await path.exists():  # noqa: ASYNC110 - a file from another process
             await anyio.sleep(0.01)  # a bounded poll: the file is the only signal
+
+
+async def _write_whole(path: anyio.Path, text: str) -> None:
+    """Write ``path`` so that it appears with its text: a test waiting for it to exist
+    could otherwise read it between its creation and the write."""
+    partial = path.with_name(path.name + ".partial")
+    await partial.write_text(text)
+    await partial.rename(path)  # atomic on POSIX
 
 
 async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
@@ -68,7 +77,7 @@ async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
             await anyio.sleep_forever()
         finally:
             with anyio.CancelScope(shield=True):
-                await anyio.Path(words[1]).write_text(NAME)
+                await _write_whole(anyio.Path(words[1]), NAME)
     else:
         await updater.complete(f"done on {NAME}")
 
