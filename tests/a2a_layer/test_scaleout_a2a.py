@@ -192,6 +192,7 @@ async def test_one_message_id_sent_to_two_replicas_runs_once(
     cluster: list[Replica], tmp_path: Path
 ) -> None:
     log, gate, arrivals = tmp_path / "runs", tmp_path / "gate", tmp_path / "arrivals"
+    arrivals.mkdir()
     text = f"once {log} {gate}"
     headers = {"x-test-arrivals": str(arrivals)}
     message_id = unique()
@@ -212,9 +213,8 @@ async def test_one_message_id_sent_to_two_replicas_runs_once(
 
         async def open_gate_once_all_arrived() -> None:
             # The run waits for the gate: each send reaches its replica while it runs.
-            path = anyio.Path(arrivals)
-            while not await path.exists() or len((await path.read_text()).split()) < 3:  # noqa: ASYNC110 - written by other processes
-                await anyio.sleep(0.01)  # a bounded poll (fail_after): files are the signal
+            for replica in cluster:
+                assert await wait_for_file(arrivals / replica.name) == replica.name
             await anyio.Path(gate).touch()
 
         with anyio.fail_after(60):
@@ -224,9 +224,6 @@ async def test_one_message_id_sent_to_two_replicas_runs_once(
                 tg.start_soon(stream)
                 tg.start_soon(open_gate_once_all_arrived)
         again = await c.send(text, message_id=message_id)
-    assert sorted((await anyio.Path(arrivals).read_text()).split()) == sorted(
-        [r.name for r in cluster] + [cluster[2].name]
-    )
     assert len((await anyio.Path(log).read_text()).splitlines()) == 1
     tasks = [r for r in [*results, again] if isinstance(r, Task)]
     assert len(tasks) == 3 and len({t.id for t in tasks}) == 1

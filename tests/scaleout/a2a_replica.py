@@ -13,7 +13,7 @@ Prints its URL on the first line. The agent does what the message's first word s
   appears with its text);
 - ``ask``: asks for input (input-required); the answer completes the task.
 
-A POST that carries the header ``x-test-arrivals: FILE`` appends NAME to FILE as it
+A POST that carries the header ``x-test-arrivals: DIR`` writes the file DIR/NAME as it
 reaches the app: how a test knows its requests arrived before it lets a run end.
 """
 
@@ -83,14 +83,14 @@ async def agent(context: ExecutionContext, updater: TaskUpdater) -> None:
 
 
 def logging_arrivals(app: Any) -> Any:
-    """``app``, where a POST with `ARRIVALS_HEADER` first appends NAME to that file."""
+    """``app``, where a POST with `ARRIVALS_HEADER` first writes NAME's file in that
+    directory."""
 
     async def logged(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
             for name, value in scope["headers"]:
                 if name == ARRIVALS_HEADER:
-                    async with await anyio.open_file(value.decode(), "a") as arrivals:
-                        await arrivals.write(NAME + "\n")
+                    await _write_whole(anyio.Path(value.decode()) / NAME, NAME)
         await app(scope, receive, send)
 
     return logged
