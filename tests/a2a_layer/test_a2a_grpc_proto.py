@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from _specs import find
+from _specs import need
 from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,8 +29,7 @@ def _spec_file() -> Any:
     from google.api import annotations_pb2
     from google.protobuf import descriptor_pb2
 
-    spec = find("a2a/v1.0/a2a.proto")
-    assert spec is not None, "the A2A 1.0 spec folder is needed (see tests/_specs.py)"
+    spec = need("a2a/v1.0/a2a.proto")  # skipped with its reason, or failed under CI
     googleapis = Path(annotations_pb2.__file__).parents[2]  # holds google/api/*.proto
     include = Path(grpc_tools.__file__).parent / "_proto"
     with tempfile.TemporaryDirectory() as tmp:
