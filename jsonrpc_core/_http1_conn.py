@@ -12,10 +12,18 @@ Rules:
    connection, or its end, make it unusable (`Conn.usable` is then false).
 3. ``write`` and ``wait`` raise httpx's timeout errors; a cancelled ``write`` or ``wait``
    leaves the connection in an unknown state, so the caller must close it.
+4. A server may answer (a 413, a 401) before the request is all sent, and then drain the
+   rest or stop reading and close its side. The asyncio connection reads all the time;
+   the anyio one reads while it writes once an exchange has sent more than
+   `_UNWATCHED_BYTES` (the first bytes fit in the socket's buffers, so sending them
+   cannot wait on the server), up to `_READ_AHEAD` unread body bytes. The connection's end
+   (or a broken response) arriving while a write waits ends that write with
+   `httpx.WriteError`; the pool then returns the answer if its head came.
 """
 
 from __future__ import annotations
 
+import contextlib
 import select
 import socket
 import ssl
@@ -33,6 +41,11 @@ Key = tuple[str, str, int]
 """A connection's origin: scheme, host, port."""
 
 _READ_SIZE = 65536
+_UNWATCHED_BYTES = 16384
+"""What an exchange sends before its writes also read (rule 4): the kernel's smallest
+default send buffer on Linux (``tcp_wmem``), so these sends never wait on the server."""
+_READ_AHEAD = 256 * 1024
+"""Body bytes of an early answer read while the request is still being sent (rule 4)."""
 
 connect_tcp = anyio.connect_tcp
 """The anyio connect the stream connections use (one name, so a test can watch it)."""
@@ -117,6 +130,8 @@ class _StreamConn(Conn):
         self.uses = 0
         self.idle_since = 0.0
         self.closed = False
+        self._sent_for: ResponseReader | None = None  # the exchange `_sent` counts for
+        self._sent = 0
 
     def usable(self) -> bool:
         if self.closed or is_asyncio():
@@ -130,13 +145,50 @@ class _StreamConn(Conn):
     async def write(self, data: bytes, timeout: float | None) -> None:
         if self.closed:
             raise httpx.WriteError("the connection was closed")
+        reader = self.reader
+        if reader is not self._sent_for:
+            self._sent_for, self._sent = reader, 0
+        watched = reader is not None and self._sent + len(data) > _UNWATCHED_BYTES
+        self._sent += len(data)
         try:
             with anyio.fail_after(timeout):
-                await self.stream.send(data)
+                if not watched:
+                    await self.stream.send(data)
+                elif not await self._send_while_reading(data):
+                    raise httpx.WriteError("the server closed the connection during the request")
         except TimeoutError:
             raise httpx.WriteTimeout("timed out sending the request") from None
         except (OSError, anyio.BrokenResourceError, anyio.ClosedResourceError) as exc:
             raise httpx.WriteError(str(exc) or repr(exc)) from None
+
+    async def _send_while_reading(self, data: bytes) -> bool:
+        """Send ``data`` while reading the response (rule 4); ``False`` if the
+        connection ended (or the response broke) first, and the send was abandoned."""
+        reader = self.reader
+        assert reader is not None
+        sent = False
+        async with anyio.create_task_group() as group:
+
+            async def read_meanwhile() -> None:
+                while not reader.done:
+                    if reader.buffered > _READ_AHEAD:
+                        return  # the caller reads the rest once the request is sent
+                    await self.wait(None)
+                    if self.closed or self.error is not None:
+                        break
+                else:
+                    # A done response: what can follow is the connection's end, or
+                    # bytes nobody asked for; either way the connection is finished.
+                    with contextlib.suppress(Exception):
+                        await self.stream.receive(_READ_SIZE)
+                self.closed = True
+                group.cancel_scope.cancel()
+
+            group.start_soon(read_meanwhile)
+            await self.stream.send(data)
+            sent = True
+            group.cancel_scope.cancel()
+        return sent
 
     async def wait(self, timeout: float | None) -> None:
         reader = self.reader
