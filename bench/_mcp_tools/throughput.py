@@ -1,10 +1,13 @@
-"""Throughput: every workload's pairs in alternating runs, the "where the time goes"
-table, and both eras side by side with the server's CPU per call."""
+"""Throughput: each workload's pairs in alternating runs (a ``tools/call`` workload and
+its 2026-07-28 twin in one loop, so the era ratio compares runs minutes apart, not a
+workload apart), the "where the time goes" table, and both eras side by side with the
+server's CPU per call."""
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Sequence
 from functools import partial
 
 from .._harness import (
@@ -15,8 +18,9 @@ from .._harness import (
     Pair,
     Sample,
     Summary,
+    async_contender,
     attribution_cells,
-    compare_pairs,
+    compare,
     format_rate,
     format_ratio,
     log_tail,
@@ -45,7 +49,7 @@ from .plan import (
 )
 from .sessions import open_session
 
-__all__ = ["CPU_PER_CALL", "throughput_section"]
+__all__ = ["CPU_PER_CALL", "era_groups", "throughput_section"]
 
 
 async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint) -> Sample:
@@ -75,6 +79,39 @@ async def _workload_sample(pair: Pair, workload: Workload, footprint: Footprint)
         except Exception as exc:
             detail = f"{pair.name} over {workload.transport} failed: {exc!r}; {log_tail(log)}"
             raise RuntimeError(detail) from exc
+
+
+def era_groups(workloads: Sequence[Workload]) -> list[tuple[Workload, ...]]:
+    """The workloads in planned order, each with the 2026-07-28 twin that follows it
+    (same shape) in one group: a group's pairs run in one alternating loop."""
+    groups: list[list[Workload]] = []
+    for workload in workloads:
+        if groups and workload.era == MODERN and groups[-1][-1].shape == workload.shape:
+            groups[-1].append(workload)
+        else:
+            groups.append([workload])
+    return [tuple(group) for group in groups]
+
+
+def _compare_group(
+    group: Sequence[Workload], footprint: Footprint, runs: int
+) -> list[dict[str, Summary]]:
+    """Every (workload, pair) of ``group`` alternating in one loop of ``runs`` rounds;
+    per workload, its pairs' summaries by pair name."""
+    contenders = [
+        async_contender(
+            f"{workload.era} {pair.name}",
+            partial(_workload_sample, pair, workload=workload, footprint=footprint),
+        )
+        for workload in group
+        for pair in workload.pairs
+    ]
+    what = group[0].label.removesuffix(f", {group[0].era}")
+    summaries = compare(contenders, runs, label=f"{NAME} {what}")
+    return [
+        {pair.name: summaries[f"{workload.era} {pair.name}"] for pair in workload.pairs}
+        for workload in group
+    ]
 
 
 def _workload_rows(workload: Workload, summaries: dict[str, Summary]) -> list[list[str]]:
@@ -182,22 +219,21 @@ def throughput_section(plan: Plan, footprint: Footprint) -> list[str]:
     failures: list[str] = []
     rates: dict[str, dict[str, float]] = {}
     CPU_PER_CALL.clear()
-    for workload in plan.workloads:
-        run = partial(_workload_sample, workload=workload, footprint=footprint)
+    for group in era_groups(plan.workloads):
         try:
-            summaries = compare_pairs(
-                workload.pairs, run, plan.runs, label=f"{NAME} {workload.label}"
-            )
+            by_workload = _compare_group(group, footprint, plan.runs)
         except Exception as exc:  # a broken contender: report it, go on with the rest
-            print(f"{NAME} {workload.label}: FAILED: {exc}", file=sys.stderr, flush=True)
-            failures.append(f"{workload.label}: {one_line(exc)}")
-            rows.append([workload.label, "(all pairs)", *["—"] * 8, "FAILED"])
+            for workload in group:
+                print(f"{NAME} {workload.label}: FAILED: {exc}", file=sys.stderr, flush=True)
+                failures.append(f"{workload.label}: {one_line(exc)}")
+                rows.append([workload.label, "(all pairs)", *["—"] * 8, "FAILED"])
             continue
-        rows.extend(_workload_rows(workload, summaries))
-        rates[workload.label] = {name: summary.median_rate for name, summary in summaries.items()}
-        if workload.cross:
-            score = partial(_median_rate, summaries)
-            attribution.append([workload.label, *attribution_cells(score)])
+        for workload, summaries in zip(group, by_workload, strict=True):
+            rows.extend(_workload_rows(workload, summaries))
+            rates[workload.label] = {name: s.median_rate for name, s in summaries.items()}
+            if workload.cross:
+                score = partial(_median_rate, summaries)
+                attribution.append([workload.label, *attribution_cells(score)])
     table = render_pair_table("workload", "server", ("calls", "req/s"), [], rows)
     where = render_attribution("workload", attribution, server="server")
     failed = [f"- FAILED {failure}" for failure in failures]

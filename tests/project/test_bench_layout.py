@@ -8,6 +8,7 @@ import importlib
 import inspect
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -53,3 +54,51 @@ def test_the_mcp_plan_has_each_workload_in_both_eras(quick: bool) -> None:
     assert pairs[MCP_ROWS[0]] == [*ours_and_theirs, *cross, "floor"]
     assert pairs[MCP_ROWS[1]] == ours_and_theirs + ([] if quick else cross)
     assert pairs[MCP_ROWS[4]] == [*ours_and_theirs, *cross]
+
+
+def test_a_tools_call_workload_and_its_2026_twin_alternate_in_one_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bench._harness import Pair, Sample
+    from bench._mcp_tools import throughput
+    from bench.mcp_tools import make_plan
+
+    plan = make_plan(True)
+    groups = throughput.era_groups(plan.workloads)
+    assert [[w.label for w in group] for group in groups] == [
+        MCP_ROWS[0:2],
+        MCP_ROWS[2:4],
+        MCP_ROWS[4:5],
+        MCP_ROWS[5:7],
+        MCP_ROWS[7:9],
+        MCP_ROWS[9:10],
+    ]
+    order: list[tuple[str, str]] = []
+
+    async def fake_sample(pair: Pair, workload: Any, footprint: Any) -> Sample:
+        order.append((workload.era, pair.name))
+        rate = 1000.0 if workload.era == "2025-11-25" else 800.0
+        return Sample(calls=100, elapsed=100 / rate, latencies=[1 / rate] * 100)
+
+    monkeypatch.setattr(throughput, "_workload_sample", fake_sample)
+    lines = throughput.throughput_section(make_plan(True), make_footprint())
+    first = [(w.era, p.name) for w in groups[0] for p in w.pairs]
+    # round after round, every pair of both eras before any pair runs again
+    assert order[: plan.runs * len(first)] == first * plan.runs
+    report = "\n".join(lines).splitlines()
+    era_rows = [
+        [cell.strip() for cell in line.strip("|").split("|")]
+        for line in report
+        if line.startswith("| stdio, 1 in flight")
+    ]
+    # the era table: both eras' req/s and their ratio, per pair that ran in both
+    assert [row[1:5] for row in era_rows] == [
+        ["rpcweave → rpcweave", "1,000", "800", "0.800"],
+        ["official → official", "1,000", "800", "0.800"],
+    ]
+
+
+def make_footprint() -> Any:
+    from bench._mcp_tools.plan import Footprint
+
+    return Footprint()
